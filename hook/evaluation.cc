@@ -1,0 +1,114 @@
+#include "evaluation.h"
+
+#include "cgroups_path.h"
+#include "failure.h"
+#include "gpu_request.h"
+#include "topology.h"
+
+namespace gnh {
+
+std::string Evaluation::gpu_list() const {
+  if (gpus.empty()) return "-";
+  std::string s;
+  for (const auto& g : gpus) s += (s.empty() ? "" : ",") + g.device_path() + "(" + g.bus_id + ")";
+  return s;
+}
+
+namespace {
+
+std::vector<MountInfoLine> read_mounts(const HostFs& fs) {
+  std::string why;
+  auto mounts = parse_mountinfo(fs.read_required("/proc/self/mountinfo", 4 * 1024 * 1024), &why);
+  if (!mounts) fail("cannot parse " + fs.resolve("/proc/self/mountinfo") + ": " + why);
+  // Mount points are host paths; with --host-root they are read beneath it by CpusetTree.
+  return *mounts;
+}
+
+CpusetLocation locate_from_pid(const HostFs& fs, int pid) {
+  std::string file = "/proc/" + std::to_string(pid) + "/cgroup";
+  auto text = fs.read(file);
+  if (!text) fail("container process " + std::to_string(pid) + " does not exist (" + fs.resolve(file) + " is missing)");
+  std::string why;
+  auto lines = parse_proc_cgroup(*text, &why);
+  if (!lines) fail("cannot parse " + fs.resolve(file) + ": " + why);
+  auto loc = locate_cpuset(*lines, read_mounts(fs), &why);
+  if (!loc) fail("cannot find the cpuset of process " + std::to_string(pid) + ": " + why);
+  return *loc;
+}
+
+CpusetLocation locate_from_spec(const HostFs& fs, const oci::Spec& spec) {
+  auto path = cgroup_from_cgroups_path(spec.cgroups_path);
+  if (!path) fail("config.json linux.cgroupsPath '" + spec.cgroups_path.substr(0, 200) +
+                  "' is empty or unusable; pass --pid of the running container");
+  // Pretend to be a process in that cgroup of whichever hierarchy holds cpuset.
+  auto mounts = read_mounts(fs);
+  bool v1 = false;
+  for (const auto& m : mounts)
+    for (const auto& o : m.super_options)
+      if (m.fstype == "cgroup" && o == "cpuset") v1 = true;
+  std::vector<ProcCgroupLine> lines = {v1 ? ProcCgroupLine{1, {"cpuset"}, *path} : ProcCgroupLine{0, {}, *path}};
+  std::string why;
+  auto loc = locate_cpuset(lines, mounts, &why);
+  if (!loc) fail("cannot find a cpuset hierarchy: " + why);
+  return *loc;
+}
+
+}  // namespace
+
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+  Evaluation ev;
+  if (!may_request_gpus(spec)) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = "no GPU requested (fast path)";
+    return ev;
+  }
+  ev.gpu_requested = true;
+
+  Inventory inv = read_inventory(fs, config.overrides);
+  GpuRequest req = resolve_gpu_request(spec, inv);
+  for (size_t i : req.gpus) ev.gpus.push_back(inv.gpus[i]);
+  ev.unresolved = req.unresolved;
+  ev.sources = req.sources;
+  if (ev.gpus.empty()) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = inv.gpus.empty() ? "GPUs requested but the NVIDIA driver shows none on this host"
+                                           : "none of the requested GPUs is on this host";
+    if (!req.unresolved.empty()) ev.decision.message += " (unresolved: " + req.unresolved.front() + ")";
+    return ev;
+  }
+
+  std::optional<NodeSet> explicit_mems;
+  if (spec.cpuset_mems) {
+    std::string why;
+    explicit_mems = NodeSet::parse(*spec.cpuset_mems, &why);
+    if (!explicit_mems) fail("config.json linux.resources.cpu.mems '" + spec.cpuset_mems->substr(0, 100) + "': " + why);
+  }
+
+  CpusetLocation loc = pid > 0 ? locate_from_pid(fs, pid) : locate_from_spec(fs, spec);
+  CpusetTree tree(fs, loc.version, loc.mount_point);
+  std::string read_path = loc.path;
+  if (pid <= 0) {
+    while (read_path != "/" && !tree.exists(read_path)) {
+      read_path = cgroup_parent(read_path);
+      ev.cgroup_predicted = true;
+    }
+  }
+  ev.location = loc;
+  ev.mems = tree.read(read_path);
+  ev.root_mems = tree.root_mems();
+  ev.host_memory_nodes = read_memory_nodes(fs);
+
+  DecisionInput in;
+  in.gpus = ev.gpus;
+  in.host_memory_nodes = ev.host_memory_nodes;
+  in.root_mems = ev.root_mems;
+  in.cgroup = loc.path;
+  in.effective = ev.mems.effective;
+  in.explicit_mems = explicit_mems;
+  in.policy = config.policy;
+  ev.decision = decide(in);
+  if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
+  return ev;
+}
+
+}  // namespace gnh

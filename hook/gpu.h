@@ -1,0 +1,32 @@
+// What we know about one NVIDIA GPU: identity from the driver, its own memory node (coherent GPUs:
+// AC922 NVLink2, Grace Hopper/Blackwell) and its nearest node (PCIe affinity).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gnh {
+
+struct Gpu {
+  unsigned minor = 0;          // /dev/nvidia<minor>
+  std::string bus_id;          // "0000:00:06.0", lower case, as the driver's directory name
+  std::string uuid;            // "GPU-f0586c67-..."
+  std::string model;
+  std::optional<int> memory_node;            // numa_status Node, when the GPU's memory is a node
+  std::optional<std::string> memory_status;  // numa_status Status ("online", "offline", ...)
+  std::optional<int> affinity_node;          // sysfs numa_node; nullopt for -1
+  bool overridden = false;                   // a config override changed a node
+
+  std::string device_path() const { return "/dev/nvidia" + std::to_string(minor); }
+  // "/dev/nvidia3 (0004:05:00.0)" for messages.
+  std::string label() const { return device_path() + " (" + bus_id + ")"; }
+  bool memory_online() const { return memory_status && *memory_status == "online"; }
+};
+
+// All GPUs the driver shows, in PCI bus id order (the order NVML enumerates indices in, see README).
+struct Inventory {
+  std::vector<Gpu> gpus;
+};
+
+}  // namespace gnh

@@ -1,0 +1,31 @@
+// The one log line every invocation writes, in text or JSON-lines form. Formatting is pure so the
+// exact shape is testable; EventLog (event_log.h) writes it.
+#pragma once
+
+#include <string>
+
+namespace gnh {
+
+struct LogRecord {
+  std::string level = "info";  // info, warn, error
+  std::string container = "-";
+  std::string stage = "-";
+  std::string action = "allow";
+  std::string gpus = "-";
+  std::string required = "-";
+  std::string mems_before = "-";
+  std::string mems_after = "-";
+  std::string cgroup = "-";
+  long long duration_us = 0;
+  std::string msg;
+};
+
+// "2026-11-21T04:30:00.123456Z info gpu-numa-hook[4242] container=... msg=\"...\""
+std::string format_text(const LogRecord& r, const std::string& timestamp, int pid);
+std::string format_json(const LogRecord& r, const std::string& timestamp, int pid);
+// UTC, microseconds, ISO 8601.
+std::string utc_timestamp_now();
+// Quotes a value for the text format: newlines and quotes escaped so one record stays one line.
+std::string quote_text(const std::string& s);
+
+}  // namespace gnh

@@ -1,0 +1,74 @@
+// gpu-numa-hook: command line. Every subcommand is a function in commands.h; nothing escapes main.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+// Our argv after argv[0] without our own global options: what the next hook gets in chained mode.
+std::vector<std::string> args_for_next_hook(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--host-root" || a == "--config") { ++i; continue; }
+    if (a.rfind("--host-root=", 0) == 0 || a.rfind("--config=", 0) == 0) continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"gpu-numa-hook: keeps GPU containers' cpuset.mems in step with their GPUs' NUMA nodes.\n"
+               "As an OCI prestart/createRuntime hook it reads the container state on stdin."};
+  app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION);
+  gnh::GlobalOptions opts;
+  app.add_option("--host-root", opts.host_root,
+                 "Resolve every host path (/proc, /sys, /run, default config, log, lock) beneath DIR (tests, captured hosts)")
+      ->type_name("DIR");
+  app.add_option("--config", opts.config_path, "Configuration file (default /etc/gpu-numa-hook/config.toml)")
+      ->type_name("FILE");
+  app.require_subcommand(1, 1);
+
+  auto* prestart = app.add_subcommand("prestart", "Hook mode for the prestart stage (OCI state on stdin)");
+  auto* create_runtime = app.add_subcommand("createRuntime", "Hook mode for the createRuntime stage (OCI state on stdin)");
+
+  std::string bundle;
+  int pid = 0;
+  bool json = false;
+  auto* explain = app.add_subcommand("explain", "Show the hook's decision for a bundle without writing anything");
+  explain->add_option("--bundle", bundle, "Bundle directory holding config.json")->required()->type_name("DIR");
+  explain->add_option("--pid", pid, "Pid of the running container (else its cgroup is predicted from linux.cgroupsPath)");
+  explain->add_flag("--json", json, "One JSON object");
+
+  bool topo_json = false;
+  auto* topology = app.add_subcommand("topology", "Show the GPUs the driver reports and their NUMA nodes");
+  topology->add_flag("--json", topo_json, "One JSON object");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*prestart) return gnh::run_hook(opts, "prestart", args_for_next_hook(argc, argv));
+  if (*create_runtime) return gnh::run_hook(opts, "createRuntime", args_for_next_hook(argc, argv));
+  if (*explain) return gnh::run_explain(opts, bundle, pid, json);
+  if (*topology) return gnh::run_topology(opts, topo_json);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu-numa-hook: error: unexpected: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "gpu-numa-hook: error: unexpected failure\n");
+  }
+  // A hook that fails in an unknown way lets the container start (the default on-error policy).
+  return 0;
+}

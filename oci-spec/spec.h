@@ -1,0 +1,40 @@
+// The fields of a bundle's config.json that gpu-numa-hook reads, and nothing else: the container's
+// creator controls this file, so every other field is ignored and these are type-checked.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oci {
+
+struct LinuxDevice {
+  std::string path;
+  std::string type;  // "c", "b", "u", "p"
+  int64_t major = -1;
+  int64_t minor = -1;
+};
+
+struct Mount {
+  std::string destination;
+  std::string source;
+};
+
+struct Spec {
+  std::vector<std::string> env;                  // process.env, "KEY=VALUE"
+  std::vector<LinuxDevice> devices;              // linux.devices
+  std::vector<Mount> mounts;                     // mounts
+  std::string cgroups_path;                      // linux.cgroupsPath
+  std::optional<std::string> cpuset_mems;        // linux.resources.cpu.mems, when set
+  std::map<std::string, std::string> annotations;
+
+  // Value of the last KEY=... entry in process.env (the one a process would see), or nullopt.
+  std::optional<std::string> env_value(std::string_view key) const;
+};
+
+Spec parse_spec(std::string_view json);
+
+}  // namespace oci
