@@ -53,14 +53,13 @@ CpusetMems CpusetTree::read(std::string_view path) const {
     return m;
   }
   if (eff_present) return m;
-  // v2 without the cpuset controller here: it runs with the nearest ancestor's effective mems.
-  std::string p(path);
-  while (p != "/") {
-    p = cgroup_parent(p);
-    NodeSet eff = read_set(p, effective_file(), &eff_present);
-    if (eff_present) { m.effective = eff; return m; }
-  }
-  fail("no cpuset.mems.effective from " + display(path) + " up to the root: is the cpuset controller available?");
+  // No effective file (a captured or fixture tree; real v2 kernels always have one where cpuset is
+  // enabled): derive it by the kernel's rule, configured & parent's effective, else the parent's.
+  if (path == "/" || path.empty()) fail("cannot read " + display("/") + "/" + effective_file());
+  NodeSet parent = read(cgroup_parent(path)).effective;
+  NodeSet mine = m.configured & parent;
+  m.effective = (m.has_files && !mine.empty()) ? mine : parent;
+  return m;
 }
 
 NodeSet CpusetTree::root_mems() const {

@@ -118,7 +118,8 @@ int HostFs::open_beneath(std::string_view base, std::string_view rel, int flags)
   std::string r(strip_slashes(rel));
   if (r.empty()) r = ".";
   struct open_how how = {};
-  how.flags = static_cast<__u64>(flags | O_CLOEXEC | O_NOCTTY);
+  // openat2 rejects flags O_PATH does not take (O_NOCTTY among them).
+  how.flags = static_cast<__u64>(flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY));
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV;
   long fd = openat2_syscall(dir.get(), r.c_str(), &how);
   if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
@@ -131,7 +132,7 @@ int HostFs::open_beneath(std::string_view base, std::string_view rel, int flags)
     bool last = end == std::string::npos;
     std::string part = r.substr(start, last ? std::string::npos : end - start);
     int next = ::openat(cur, part.c_str(),
-                        (last ? flags : (O_PATH | O_DIRECTORY)) | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+                        (last ? flags : (O_PATH | O_DIRECTORY)) | O_NOFOLLOW | O_CLOEXEC);
     int saved = errno;
     ::close(cur);
     if (next < 0) { errno = saved; return -1; }

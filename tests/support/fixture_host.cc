@@ -1,0 +1,218 @@
+#include "fixture_host.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace fixture {
+
+namespace {
+const char* kInformationTemplate =
+    "Model: \t\t NVIDIA Tesla V100-SXM2-16GB\nIRQ:   \t\t 41\nGPU UUID: \t %UUID%\nVideo BIOS: \t 88.00.80.00.01\n"
+    "Bus Type: \t PCIe\nDMA Size: \t 47 bits\nDMA Mask: \t 0x7fffffffffff\nBus Location: \t %BUS%\n"
+    "Device Minor: \t %MINOR%\nGPU Excluded:\t No\n";
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+Host::Host(Version v) : version_(v) {
+  char tmpl[] = "/tmp/gnh-fixture-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  root_ = tmpl;
+  std::string mountinfo =
+      "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+      "23 27 0:22 / /sys rw,relatime - sysfs sysfs rw\n"
+      "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n";
+  if (v == Version::v1) {
+    mountinfo +=
+        "30 23 0:25 / /sys/fs/cgroup ro,nosuid,nodev,noexec shared:4 - tmpfs tmpfs ro,mode=755\n"
+        "31 30 0:26 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:5 - cgroup2 cgroup2 rw,nsdelegate\n"
+        "35 30 0:30 / /sys/fs/cgroup/cpuset rw,nosuid,nodev,noexec,relatime shared:15 - cgroup cgroup rw,cpuset\n"
+        "36 30 0:31 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:16 - cgroup cgroup rw,memory\n";
+  } else {
+    mountinfo += "32 23 0:28 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n";
+  }
+  write("/proc/self/mountinfo", mountinfo);
+  fs::create_directories(root_ + "/proc/driver/nvidia/gpus");
+  fs::create_directories(root_ + "/var/log");
+  fs::create_directories(root_ + "/run");
+}
+
+Host::~Host() {
+  // GNH_KEEP_FIXTURES=1 leaves the tree for a look after a failure.
+  if (std::getenv("GNH_KEEP_FIXTURES")) { std::fprintf(stderr, "fixture kept: %s\n", root_.c_str()); return; }
+  std::error_code ec;
+  fs::remove_all(root_, ec);
+}
+
+std::string Host::cgroup_mount() const {
+  return version_ == Version::v1 ? "/sys/fs/cgroup/cpuset" : "/sys/fs/cgroup";
+}
+
+void Host::write(const std::string& host_path, const std::string& content) {
+  fs::path p = root_ + host_path;
+  fs::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::trunc);
+  f << content;
+}
+
+std::string Host::read(const std::string& host_path) const { return slurp(root_ + host_path); }
+bool Host::exists(const std::string& host_path) const { return fs::exists(root_ + host_path); }
+
+void Host::add_gpu(const GpuSpec& g) {
+  std::string dir = "/proc/driver/nvidia/gpus/" + g.bus;
+  std::string info = replace_all(kInformationTemplate, "%UUID%", g.uuid);
+  info = replace_all(info, "%BUS%", g.bus);
+  info = replace_all(info, "%MINOR%", std::to_string(g.minor));
+  write(dir + "/information", info);
+  if (g.memory_node)
+    write(dir + "/numa_status", "Node:      " + std::to_string(*g.memory_node) + "\nStatus:    " + g.memory_status + "\n");
+  write("/sys/bus/pci/devices/" + g.bus + "/numa_node",
+        std::to_string(g.affinity_node ? *g.affinity_node : -1) + "\n");
+}
+
+void Host::set_numa_status(unsigned, const std::string& bus, int node, const std::string& status) {
+  write("/proc/driver/nvidia/gpus/" + bus + "/numa_status",
+        "Node:      " + std::to_string(node) + "\nStatus:    " + status + "\n");
+}
+
+void Host::set_memory_nodes(const std::string& list) {
+  write("/sys/devices/system/node/has_memory", list + "\n");
+  write("/sys/devices/system/node/online", list + "\n");
+}
+
+void Host::make_cgroup(const std::string& path, const std::string& mems) {
+  std::string dir = cgroup_mount() + (path == "/" ? "" : path);
+  fs::create_directories(root_ + dir);
+  write(dir + "/cpuset.mems", mems + "\n");
+  if (version_ == Version::v1) {
+    write(dir + "/cpuset.cpus", "0-1\n");
+    write(dir + "/tasks", "");
+  } else {
+    write(dir + "/cgroup.threads", "");
+    if (path == "/") write(dir + "/cpuset.mems.effective", mems + "\n");
+  }
+}
+
+std::string Host::mems(const std::string& path) const {
+  return trim(read(cgroup_mount() + (path == "/" ? "" : path) + "/cpuset.mems"));
+}
+
+void Host::add_process(int pid, const std::string& cgroup_path) {
+  std::string text = version_ == Version::v1
+                         ? "12:memory:" + cgroup_path + "\n5:cpuset:" + cgroup_path + "\n0::" + cgroup_path + "\n"
+                         : "0::" + cgroup_path + "\n";
+  write("/proc/" + std::to_string(pid) + "/cgroup", text);
+}
+
+std::string Host::add_bundle(const std::string& id, const nlohmann::json& config) {
+  std::string path = "/run/bundles/" + id;
+  write(path + "/config.json", config.dump(2));
+  return path;
+}
+
+void Host::write_config(const std::string& toml) { write("/etc/gpu-numa-hook/config.toml", toml); }
+std::string Host::log() const { return read("/var/log/gpu-numa-hook.log"); }
+
+void make_ac922(Host& h, bool stale) {
+  const char* buses[] = {"0004:04:00.0", "0004:05:00.0", "0035:03:00.0", "0035:04:00.0"};
+  const int nodes[] = {255, 254, 253, 252};
+  for (unsigned i = 0; i < 4; ++i)
+    h.add_gpu({i, buses[i], "GPU-a0c0ffee-0000-4000-8000-00000000000" + std::to_string(i), nodes[i], "online",
+               i < 2 ? 0 : 8});
+  h.set_memory_nodes("0,8,252-255");
+  h.write("/sys/devices/system/node/has_cpu", "0,8\n");
+  const std::string all = "0,8,252-255", slice = stale ? "0,8" : all;
+  h.make_cgroup("/", all);
+  for (const char* s : {"/docker", "/system.slice", "/kubepods.slice", "/kubepods.slice/kubepods-burstable.slice",
+                        "/machine.slice"})
+    h.make_cgroup(s, h.version() == Version::v1 ? slice : (stale ? slice : ""));
+}
+
+void make_grace_hopper(Host& h, bool stale) {
+  h.add_gpu({0, "0009:01:00.0", "GPU-9a9a9a9a-1111-4222-8333-444444444444", 1, "online", 0});
+  h.set_memory_nodes("0-1");
+  h.write("/sys/devices/system/node/has_cpu", "0\n");
+  h.write("/sys/devices/system/node/possible", "0-8\n");
+  h.make_cgroup("/", "0-1");
+  for (const char* s : {"/system.slice", "/kubepods.slice", "/kubepods.slice/kubepods-burstable.slice", "/docker"})
+    h.make_cgroup(s, h.version() == Version::v1 ? (stale ? "0" : "0-1") : "");
+  // On v2 staleness comes from explicit values (kubelet memory manager, --cpuset-mems).
+  if (h.version() == Version::v2 && stale) h.make_cgroup("/kubepods.slice/kubepods-burstable.slice", "0");
+}
+
+std::string state_json(const std::string& id, int pid, const std::string& bundle) {
+  return nlohmann::json{{"ociVersion", "1.0.2-dev"}, {"id", id}, {"status", "creating"}, {"pid", pid}, {"bundle", bundle}}.dump();
+}
+
+nlohmann::json container_config(const std::vector<std::string>& env, const std::vector<nlohmann::json>& devices) {
+  nlohmann::json envs = nlohmann::json::array({"PATH=/usr/bin:/bin"});
+  for (const auto& e : env) envs.push_back(e);
+  return {{"ociVersion", "1.0.2"},
+          {"process", {{"args", {"sh"}}, {"env", envs}, {"cwd", "/"}}},
+          {"root", {{"path", "rootfs"}}},
+          {"linux", {{"devices", nlohmann::json(devices)}, {"cgroupsPath", "/docker/x"}}}};
+}
+
+nlohmann::json gpu_device(unsigned minor) {
+  return {{"path", "/dev/nvidia" + std::to_string(minor)}, {"type", "c"}, {"major", 195}, {"minor", minor}};
+}
+
+RunResult run_hook_binary(const std::vector<std::string>& args, const std::string& stdin_text) {
+  char dir_t[] = "/tmp/gnh-run-XXXXXX";
+  if (!::mkdtemp(dir_t)) throw std::runtime_error("mkdtemp");
+  std::string dir = dir_t;
+  { std::ofstream(dir + "/in") << stdin_text; }
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int in = ::open((dir + "/in").c_str(), O_RDONLY);
+    int out = ::open((dir + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = ::open((dir + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> argv;
+    std::string bin = GNH_BINARY;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return r;
+}
+
+}  // namespace fixture
