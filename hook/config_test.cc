@@ -82,3 +82,22 @@ TEST_CASE("errors name the file, the key and what is allowed") {
   CHECK(error_of("[[topology.gpu]]\nminor = 0\n").find("neither memory-node nor affinity-node") != std::string::npos);
   CHECK(error_of("[policy\n").find("line 1") != std::string::npos);
 }
+
+TEST_CASE("the shipped config/config.toml parses and documents exactly the defaults") {
+  Config shipped = load_config(HostFs("/"), std::string(GNH_SOURCE_DIR) + "/config/config.toml");
+  Config defaults;
+  CHECK(shipped.policy.missing_node == defaults.policy.missing_node);
+  CHECK(shipped.policy.gpu_affinity == defaults.policy.gpu_affinity);
+  CHECK(shipped.policy.explicit_mems == defaults.policy.explicit_mems);
+  CHECK(shipped.policy.on_error == defaults.policy.on_error);
+  CHECK(shipped.deadline_ms == defaults.deadline_ms);
+  CHECK(shipped.log.file == defaults.log.file);
+  CHECK(shipped.log.level == defaults.log.level);
+  CHECK(shipped.log.format == defaults.log.format);
+  CHECK(shipped.log.syslog == defaults.log.syslog);
+  CHECK(shipped.lock_path == defaults.lock_path);
+  CHECK(shipped.next_hook == defaults.next_hook);
+  CHECK(shipped.chain_timeout_ms == defaults.chain_timeout_ms);
+  CHECK(shipped.check_fix == defaults.check_fix);
+  CHECK(shipped.overrides.empty());
+}

@@ -57,7 +57,13 @@ Decision decide(const DecisionInput& in) {
     if (!requires_memory_node(g)) continue;
     int node = *g.memory_node;
     d.required.add(node);
-    if (!g.memory_online() || !in.host_memory_nodes.contains(node)) {
+    if (g.memory_online() && !in.host_memory_nodes.contains(node)) {
+      refusal.offer("GPU " + g.label() + " memory NUMA node " + std::to_string(node) +
+                    " is online for the driver but not yet a memory node of the kernel (host memory nodes: " +
+                    in.host_memory_nodes.to_display() +
+                    "); its memory blocks are not online yet; wait for them ('gpu-numa-hook wait') and start "
+                    "the container again");
+    } else if (!g.memory_online()) {
       std::string status = g.memory_status ? *g.memory_status : "unknown";
       refusal.offer("GPU " + g.label() + " memory NUMA node " + std::to_string(node) +
                     " is not online yet (numa_status: " + status + ", host memory nodes: " +

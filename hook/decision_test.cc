@@ -88,7 +88,8 @@ TEST_CASE("GPU memory not online yet: refused whatever the policy") {
   offline_node.root_mems = NodeSet::of({0, 8});
   Decision d = decide(offline_node);
   CHECK(d.action == Action::refuse);
-  CHECK(d.message.find("not online yet") != std::string::npos);
+  CHECK(d.message.find("memory NUMA node 252 is online for the driver but not yet a memory node of the kernel "
+                       "(host memory nodes: 0,8); its memory blocks are not online yet") != std::string::npos);
 }
 
 TEST_CASE("online but missing from the root cpuset cannot be patched") {

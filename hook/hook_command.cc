@@ -15,6 +15,7 @@
 #include "parse_error.h"
 #include "patcher.h"
 #include "report.h"
+#include "sandbox.h"
 #include "spec.h"
 #include "state.h"
 #include "stdin_reader.h"
@@ -40,7 +41,8 @@ class PidPin {
   ~PidPin() { if (fd_ >= 0) ::close(fd_); }
   void confirm_alive(int pid) const {
     if (fd_ < 0) return;  // kernel without pidfd_open: best effort
-    if (::syscall(SYS_pidfd_send_signal, fd_, 0, nullptr, 0) != 0)
+    // Only ESRCH means it is gone; EPERM would be a permission problem, not an exit.
+    if (::syscall(SYS_pidfd_send_signal, fd_, 0, nullptr, 0) != 0 && errno == ESRCH)
       fail("container process " + std::to_string(pid) + " exited while the hook ran");
   }
  private:
@@ -64,8 +66,10 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   rec.stage = stage;
   const bool refuse_on_error = config.policy.on_error == OnErrorPolicy::refuse;
 
+  std::string sandbox_note;
   auto finish = [&](int code) {
     rec.duration_us = micros_since(t0);
+    if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     log.write(rec);
     return code;
   };
@@ -85,6 +89,13 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     return hook_error(f.what());
   }
 
+  // Name the container in every later line, the chained-hook failures included; a state that does
+  // not parse is reported properly further down.
+  try {
+    rec.container = oci::parse_state(input).id;
+  } catch (const std::exception&) {
+  }
+
   if (!config.next_hook.empty()) {
     NextHookResult r = run_next_hook(config.next_hook, next_hook_args, input, config.chain_timeout_ms);
     if (!r.error.empty() || r.timed_out || r.exit_code != 0) {
@@ -96,10 +107,15 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
       rec.level = "error";
       rec.action = "refuse";
       rec.msg = what + "; the start stops there, our check did not run";
-      if (!r.error.empty() || r.timed_out) std::fprintf(stderr, "%s\n", error_line("-", what).c_str());
+      // A next hook that ran and failed has said why itself; one that could not run or hung has not.
+      if (!r.error.empty() || r.timed_out) std::fprintf(stderr, "%s\n", refusal_line(rec.container, what).c_str());
       return finish(r.exit_code != 0 ? r.exit_code : 1);
     }
   }
+
+  // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
+  // and the chained hook, which needs everything, has run. The rest parses hostile text.
+  sandbox_note = enter_hook_sandbox();
 
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
   auto arm = [&]() {
