@@ -15,7 +15,6 @@
 #include "parse_error.h"
 #include "patcher.h"
 #include "report.h"
-#include "sandbox.h"
 #include "spec.h"
 #include "state.h"
 #include "stdin_reader.h"
@@ -66,10 +65,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   rec.stage = stage;
   const bool refuse_on_error = config.policy.on_error == OnErrorPolicy::refuse;
 
-  std::string sandbox_note;
   auto finish = [&](int code) {
     rec.duration_us = micros_since(t0);
-    if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     log.write(rec);
     return code;
   };
@@ -112,10 +109,6 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
       return finish(r.exit_code != 0 ? r.exit_code : 1);
     }
   }
-
-  // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
-  // and the chained hook, which needs everything, has run. The rest parses hostile text.
-  sandbox_note = enter_hook_sandbox();
 
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
   auto arm = [&]() {
