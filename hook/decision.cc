@@ -57,7 +57,15 @@ Decision decide(const DecisionInput& in) {
     if (!requires_memory_node(g)) continue;
     int node = *g.memory_node;
     d.required.add(node);
-    if (g.memory_online() && !in.host_memory_nodes.contains(node)) {
+    if (!in.possible_nodes.empty() && !in.possible_nodes.contains(node)) {
+      // Waiting cannot help: the node will never exist. Usually a wrong override or driver mode.
+      refusal.offer("GPU " + g.label() + " memory NUMA node " + std::to_string(node) +
+                    (g.overridden ? " (from a [[topology.gpu]] override)" : " (from the driver's numa_status)") +
+                    " is not a NUMA node of this host (possible nodes: " + in.possible_nodes.to_display() + "); " +
+                    (g.overridden ? "fix the override in the gpu-numa-hook config"
+                                  : "check the driver's coherent-memory mode (CoherentGPUMemoryMode in "
+                                    "/proc/driver/nvidia/params)"));
+    } else if (g.memory_online() && !in.host_memory_nodes.contains(node)) {
       refusal.offer("GPU " + g.label() + " memory NUMA node " + std::to_string(node) +
                     " is online for the driver but not yet a memory node of the kernel (host memory nodes: " +
                     in.host_memory_nodes.to_display() +

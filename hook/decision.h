@@ -18,6 +18,7 @@ const char* to_string(Action a);
 struct DecisionInput {
   std::vector<Gpu> gpus;              // the container's GPUs
   NodeSet host_memory_nodes;          // online memory nodes on the host
+  NodeSet possible_nodes;             // every node this kernel can ever have; empty = unknown
   NodeSet root_mems;                  // the hierarchy root's mems
   std::string cgroup;                 // the container's cgroup, as an operator can find it
   NodeSet effective;                  // the container's effective mems now

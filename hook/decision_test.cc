@@ -160,3 +160,16 @@ TEST_CASE("several GPUs: the union of their nodes, naming the first that is miss
   CHECK(d.required.to_string() == "252-253,255");
   CHECK(d.to_add.to_string() == "252-253");
 }
+
+TEST_CASE("a node the kernel can never have: refused without advising to wait") {
+  DecisionInput in = ac922_stale();
+  in.possible_nodes = NodeSet::of({0});
+  in.gpus = {coherent(0, 1)};
+  in.gpus[0].overridden = true;
+  Decision d = decide(in);
+  CHECK(d.action == Action::refuse);
+  CHECK(d.message == "GPU /dev/nvidia0 (0004:04:00.0) memory NUMA node 1 (from a [[topology.gpu]] override) is not a "
+                     "NUMA node of this host (possible nodes: 0); fix the override in the gpu-numa-hook config");
+  in.gpus[0].overridden = false;
+  CHECK(decide(in).message.find("(from the driver's numa_status) is not a NUMA node of this host") != std::string::npos);
+}

@@ -101,6 +101,7 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   DecisionInput in;
   in.gpus = ev.gpus;
   in.host_memory_nodes = ev.host_memory_nodes;
+  in.possible_nodes = read_possible_nodes(fs);
   in.root_mems = ev.root_mems;
   in.cgroup = loc.path;
   in.effective = ev.mems.effective;

@@ -78,6 +78,13 @@ Inventory read_inventory(const HostFs& fs, const std::vector<TopologyOverride>& 
   return inv;
 }
 
+NodeSet read_possible_nodes(const HostFs& fs) {
+  auto text = fs.read("/sys/devices/system/node/possible");
+  if (!text) return {};
+  auto set = NodeSet::parse(*text);
+  return set ? *set : NodeSet();
+}
+
 NodeSet read_memory_nodes(const HostFs& fs) {
   for (const char* f : {"/sys/devices/system/node/has_memory", "/sys/devices/system/node/online"}) {
     if (auto text = fs.read(f)) {

@@ -34,5 +34,7 @@ void apply_overrides(Inventory& inv, const std::vector<TopologyOverride>& overri
 // The host's online memory nodes: /sys/devices/system/node/has_memory (N_MEMORY), falling back to
 // "online" on kernels without it.
 NodeSet read_memory_nodes(const HostFs& fs);
+// Every node id the kernel can ever have (/sys/devices/system/node/possible); empty when unknown.
+NodeSet read_possible_nodes(const HostFs& fs);
 
 }  // namespace gnh
