@@ -1,0 +1,42 @@
+#!/bin/bash
+# Device-side driver for tests/gpu/run-on-gpu-host.sh on a bare GPU machine that has the NVIDIA driver,
+# nvcc and python3 but no crun/runc, busybox or the hook's libraries: those travel in .device/, made here
+# by tests/gpu/make-device-carry.sh. Run from the repo root on the GPU machine:
+#   OUT=<dir> tests/gpu/device-setup-and-run.sh
+# Writes OUT/host-info.txt (driver, sysfs, cgroup facts), OUT/gpu-run.log (the test's full output) and
+# OUT/artifacts.tgz (configs, bundles' config.json, hook logs). Exit status: the test's.
+set -u
+OUT=${OUT:-/tmp/gnh-out}; mkdir -p "$OUT"
+D=/tmp/gnh-dev
+rm -rf "$D"; cp -a .device "$D"
+{
+  echo "== host info"; date -u; uname -a; cat /etc/os-release 2>/dev/null | head -4; ldd --version 2>&1 | head -1
+  echo "== /proc/driver/nvidia/version"; cat /proc/driver/nvidia/version
+  for f in /proc/driver/nvidia/gpus/*/information; do echo "== $f"; cat "$f"; done
+  for f in /proc/driver/nvidia/gpus/*/numa_status; do [ -e "$f" ] && { echo "== $f"; cat "$f"; }; done
+  echo "== /proc/driver/nvidia/params (NUMA/Coherent lines)"; grep -iE 'numa|coherent' /proc/driver/nvidia/params
+  for b in $(ls /proc/driver/nvidia/gpus); do echo "== /sys/bus/pci/devices/$b numa_node=$(cat /sys/bus/pci/devices/$b/numa_node 2>&1) local_cpulist=$(cat /sys/bus/pci/devices/$b/local_cpulist 2>&1)"; done
+  echo "== nodes"; ls /sys/devices/system/node/ 2>&1; for f in online possible has_memory has_cpu has_normal_memory; do echo "$f: $(cat /sys/devices/system/node/$f 2>&1)"; done
+  echo "== ls -l /dev/nvidia*"; ls -l /dev/nvidia* 2>&1
+  echo "== /proc/devices"; cat /proc/devices
+  echo "== nvidia-smi topo -m"; nvidia-smi topo -m 2>&1
+  echo "== ldconfig -p | grep -E 'libcuda|libnvidia'"; ldconfig -p | grep -E 'libcuda|libnvidia'
+  echo "== which"; for t in nvcc nvidia-smi python3 busybox crun runc jq unshare; do echo "$t: $(command -v $t)"; done; ls -l /usr/local/cuda/bin/nvcc 2>&1
+  echo "== cgroup"; cat /proc/self/cgroup; cat /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/cgroup.subtree_control; ls /sys/fs/cgroup | head -40
+  echo "== pid 1"; cat /proc/1/comm; ps -e -o pid,comm 2>/dev/null | head -20
+  echo "== mountinfo"; cat /proc/self/mountinfo
+} >"$OUT/host-info.txt" 2>&1
+HOOK=$D/gpu-numa-hook; CRUN=$D/bin/crun
+if ! "$HOOK" --version >/dev/null 2>&1; then
+  echo "carried hook does not run natively ($("$HOOK" --version 2>&1 | head -2)); using the glibc-carrying fallback"
+  HOOK=$D/alt/gpu-numa-hook; CRUN=$D/alt/crun
+fi
+[ -x "$(command -v nvcc)" ] || [ -x /usr/local/cuda/bin/nvcc ] || export CUDA_ALLOC=$D/cuda_alloc.prebuilt
+export CUDA_ALLOC_FALLBACK=$D/cuda_alloc.prebuilt
+export CRUN RUNC=$D/bin/runc BUSYBOX=$D/busybox GNH_GPU_LOG=$OUT/gpu-run.log GNH_GPU_ARTIFACTS=/tmp/gnh-art
+rm -rf /tmp/gnh-art
+tests/gpu/run-on-gpu-host.sh "$HOOK"
+rc=$?
+tar czf "$OUT/artifacts.tgz" -C /tmp/gnh-art . 2>/dev/null
+echo "run-on-gpu-host.sh exit $rc"
+exit $rc

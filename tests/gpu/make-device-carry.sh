@@ -1,0 +1,44 @@
+#!/bin/bash
+# Builds .device/ (git-ignored) for tests/gpu/device-setup-and-run.sh: everything a bare GPU machine
+# (x86-64, glibc >= 2.34, NVIDIA driver, nvcc, python3) lacks to run tests/gpu/run-on-gpu-host.sh.
+#   tests/gpu/make-device-carry.sh [BUILD_DIR]     (default build-gpu; run on Debian 12 with
+#                                                   crun, runc, busybox-static and patchelf installed)
+# Contents: gpu-numa-hook (RPATH $ORIGIN/lib), lib/ (its and crun's non-glibc libraries), bin/crun and
+# bin/runc (wrappers setting LD_LIBRARY_PATH for the Debian binaries), busybox, cuda_alloc.prebuilt
+# (used only when nvcc fails there), and glibc/ + alt/ (a hook and crun whose interpreter is a carried
+# Debian glibc at /tmp/gnh-dev, for a machine whose glibc is too old; unused where the first runs).
+set -eu
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${1:-$REPO/build-gpu}
+D=$REPO/.device
+L=/lib/x86_64-linux-gnu
+for t in patchelf crun runc busybox; do command -v $t >/dev/null || { echo "missing $t (apt-get install patchelf crun runc busybox-static)" >&2; exit 1; }; done
+[ -x "$B/gpu-numa-hook" ] || { echo "no $B/gpu-numa-hook: build it first" >&2; exit 1; }
+rm -rf "$D"
+mkdir -p "$D/lib" "$D/bin" "$D/glibc" "$D/alt"
+cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
+patchelf --set-rpath '$ORIGIN/lib' "$D/gpu-numa-hook"
+# every library the hook, crun and runc load, except glibc's and libstdc++/libgcc_s (the machine's own)
+for l in $( (ldd "$B/gpu-numa-hook"; ldd "$(command -v crun)"; ldd "$(command -v runc)") | awk '$3 ~ /^\// { print $3 }' | sort -u); do
+    case $(basename "$l") in libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) continue ;; esac
+    cp -L "$l" "$D/lib/"
+done
+for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libpthread.so.0 libdl.so.2 librt.so.1; do cp -L "$L/$l" "$D/glibc/"; done
+cp -L /lib64/ld-linux-x86-64.so.2 "$D/glibc/"
+cp "$(command -v crun)" "$D/bin/crun.real"
+cp "$(command -v runc)" "$D/bin/runc.real"
+for r in crun runc; do
+    printf '#!/bin/sh\n# Debian 12 %s with its libraries from ../lib\nd=$(dirname "$(readlink -f "$0")")\nLD_LIBRARY_PATH="$d/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/%s.real" "$@"\n' $r $r >"$D/bin/$r"
+    chmod +x "$D/bin/$r"
+done
+cp "$B/gpu-numa-hook" "$D/alt/gpu-numa-hook"
+cp "$(command -v crun)" "$D/alt/crun"
+for b in "$D/alt/gpu-numa-hook" "$D/alt/crun"; do
+    patchelf --set-interpreter /tmp/gnh-dev/glibc/ld-linux-x86-64.so.2 --set-rpath /tmp/gnh-dev/lib:/tmp/gnh-dev/glibc "$b"
+done
+cp "$(command -v busybox)" "$D/busybox"
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$NVCC" ]; then
+    "$NVCC" -O2 -cudart static -gencode 'arch=compute_90,code=[sm_90,compute_90]' -o "$D/cuda_alloc.prebuilt" "$REPO/tests/gpu/cuda_alloc.cu"
+fi
+du -sh "$D"
