@@ -18,4 +18,15 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
 int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json);
 int run_topology(const GlobalOptions& opts, bool json);
 
+struct CheckOptions {
+  bool fix = false;
+  bool fix_if_configured = false;  // fix only when the config says [check] fix = true (the timer unit)
+  bool json = false;
+  std::optional<std::string> prometheus_file;  // node_exporter textfile, a path on this machine
+};
+// Exit 0 clean or all fixed, 1 problems left, 2 the check itself failed.
+int run_check(const GlobalOptions& opts, const CheckOptions& check);
+// Exit 0 ready, 1 timed out, 2 error.
+int run_wait(const GlobalOptions& opts, double timeout_seconds);
+
 }  // namespace gnh

@@ -1,6 +1,7 @@
 // gpu-numa-hook: command line. Every subcommand is a function in commands.h; nothing escapes main.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ int run(int argc, char** argv) {
   auto* topology = app.add_subcommand("topology", "Show the GPUs the driver reports and their NUMA nodes");
   topology->add_flag("--json", topo_json, "One JSON object");
 
+  gnh::CheckOptions check_opts;
+  auto* check = app.add_subcommand("check", "Walk the whole cpuset hierarchy for cgroups lacking memory nodes (exit 1 when found)");
+  check->add_flag("--fix", check_opts.fix, "Widen stale cgroups top-down under the hook's lock (never removes a node)");
+  check->add_flag("--fix-if-configured", check_opts.fix_if_configured, "Fix only when the config sets [check] fix = true");
+  check->add_flag("--json", check_opts.json, "One JSON object");
+  check->add_option("--prometheus", check_opts.prometheus_file, "Also write node_exporter textfile metrics to FILE (atomically)")
+      ->type_name("FILE");
+
+  double wait_timeout = 300;
+  auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
+  wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +69,8 @@ int run(int argc, char** argv) {
   if (*create_runtime) return gnh::run_hook(opts, "createRuntime", args_for_next_hook(argc, argv));
   if (*explain) return gnh::run_explain(opts, bundle, pid, json);
   if (*topology) return gnh::run_topology(opts, topo_json);
+  if (*check) return gnh::run_check(opts, check_opts);
+  if (*wait) return gnh::run_wait(opts, wait_timeout);
   return 2;
 }
 
