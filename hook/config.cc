@@ -6,6 +6,7 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "config_text_guard.h"
 #include "failure.h"
 
 namespace gnh {
@@ -93,6 +94,7 @@ std::optional<std::string> log_level_from(std::string_view s) {
 Config parse_config(std::string_view text, const std::string& file_name) {
   Reader r(file_name);
   toml::table root;
+  check_config_text(text, file_name);  // before toml++ sees it: config_text_guard.h says why
   try {
     root = toml::parse(text, file_name);
   } catch (const toml::parse_error& e) {

@@ -12,7 +12,10 @@ class Failure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] inline void fail(const std::string& message) { throw Failure(message); }
+// what() is a C string: a NUL byte from hostile text (a cgroup path, a JSON string) would cut the
+// message short there, so NULs are written as "\x00".
+std::string without_nul(const std::string& message);
+[[noreturn]] inline void fail(const std::string& message) { throw Failure(without_nul(message)); }
 
 // "EACCES (Permission denied)" for operators; the symbolic name is what they search for.
 std::string errno_text(int err);

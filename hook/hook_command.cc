@@ -3,6 +3,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -15,6 +16,7 @@
 #include "parse_error.h"
 #include "patcher.h"
 #include "report.h"
+#include "sandbox.h"
 #include "spec.h"
 #include "state.h"
 #include "stdin_reader.h"
@@ -65,8 +67,10 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   rec.stage = stage;
   const bool refuse_on_error = config.policy.on_error == OnErrorPolicy::refuse;
 
+  std::string sandbox_note;
   auto finish = [&](int code) {
     rec.duration_us = micros_since(t0);
+    if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     log.write(rec);
     return code;
   };
@@ -110,6 +114,10 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     }
   }
 
+  // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
+  // and the chained hook, which needs everything, has run. The rest parses hostile text.
+  sandbox_note = enter_hook_sandbox();
+
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
   auto arm = [&]() {
     LogRecord t = rec;
@@ -120,8 +128,11 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     t.msg = "hook error: " + what;
     t.duration_us = config.deadline_ms * 1000LL;
     std::string line = config.log.format == LogFormat::json ? format_json(t, "-", ::getpid()) : format_text(t, "-", ::getpid());
-    arm_watchdog(config.deadline_ms, log.file_path(), line, refuse_on_error ? error_line(rec.container, what) : "",
-                 refuse_on_error ? 2 : 0);
+    // The watchdog is the last line: it fires a little after the deadline the code itself checks
+    // (stdin, the lock, before each write), so a cooperative give-up wins whenever one can.
+    int grace_ms = std::min(config.deadline_ms / 4, 1000);
+    arm_watchdog(config.deadline_ms + grace_ms, log.file_path(), line,
+                 refuse_on_error ? error_line(rec.container, what) : "", refuse_on_error ? 2 : 0);
   };
   arm();
 
@@ -168,6 +179,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
         CpusetTree tree(fs, ev.location->version, ev.location->mount_point);
         PatchOutcome out = apply_patch(tree, ev.location->path, ev.decision.to_add, fs.resolve(config.lock_path), deadline);
         disarm_watchdog();
+        // No lock, nothing tried: the hook could not do its job, the cgroup is not at fault.
+        if (!out.ok && !out.locked) return hook_error(out.error);
         if (!out.ok) {
           rec.action = "refuse";
           rec.level = "error";

@@ -93,6 +93,8 @@ std::string HostFs::resolve(std::string_view host_path) const {
 
 std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_bytes) const {
   std::string path = resolve(host_path);
+  // open() would stop at the NUL: "/etc/shadow\0/config.json" must not read /etc/shadow.
+  if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte");
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
     if (is_absent(errno)) return std::nullopt;
@@ -153,8 +155,19 @@ std::optional<std::string> HostFs::read_beneath(std::string_view base, std::stri
   return read_fd(fd.get(), max_bytes, what);
 }
 
+namespace {
+WriteFaultForTests g_write_fault;  // empty in the program; see host_fs.h
+}  // namespace
+
+void set_write_fault_for_tests(WriteFaultForTests fault) { g_write_fault = std::move(fault); }
+
 int HostFs::write_beneath(std::string_view base, std::string_view rel, std::string_view text) const {
-  Fd fd(open_beneath(base, rel, O_WRONLY));
+  if (g_write_fault) {
+    if (int err = g_write_fault(resolve(base) + "/" + std::string(strip_slashes(rel)))) return err;
+  }
+  // O_TRUNC: cgroupfs replaces the value on every write anyway (as `echo x > file` does, which
+  // also truncates); a plain file (a fixture or captured tree) must not keep a longer old tail.
+  Fd fd(open_beneath(base, rel, O_WRONLY | O_TRUNC));
   if (fd.get() < 0) return errno;
   // cgroup attribute files take one write; a short write would be a partial value.
   ssize_t n = ::write(fd.get(), text.data(), text.size());

@@ -2,6 +2,7 @@
 // rooted at "/" in production or at a fixture tree (--host-root) in tests and on captured hosts.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,14 @@ class HostFs {
   int open_beneath(std::string_view base, std::string_view rel, int flags) const;
   std::string root_;
 };
+
+// Fault injection for tests/fixture/fault_test.cc, and nothing else: when set, it is called with
+// the full path before every write_beneath, and a non-zero return is taken as that write's errno
+// (nothing is written). Inert unless a test sets it; no option, file or variable of the program
+// reaches it. It exercises the real patch code with the errors only a real kernel gives
+// (EACCES, EINVAL, EBUSY, ESRCH) at any chosen step.
+using WriteFaultForTests = std::function<int(const std::string& path)>;
+void set_write_fault_for_tests(WriteFaultForTests fault);
 
 // True for a relative cgroup path made only of normal components (no "..", ".", NUL or empties
 // other than a leading/trailing slash).

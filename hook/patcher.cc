@@ -19,6 +19,7 @@ PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path,
   PatchOutcome out;
   try {
     LockFile lock(lock_path, deadline);
+    out.locked = true;
     auto plan = plan_patch(tree.version(), read_chain(tree, cgroup_path), add);
     for (const auto& step : plan) {
       if (step.path == "/" || step.path.empty()) continue;  // the root is the kernel's to manage

@@ -13,6 +13,7 @@ namespace gnh {
 
 struct PatchOutcome {
   bool ok = false;
+  bool locked = false;           // false: the lock was not had (held past the deadline): a hook error, not the cgroup's
   std::vector<PatchStep> steps;  // the writes that were made and verified
   NodeSet effective_after;       // the container's effective mems at the end
   std::string error;             // when !ok: the file, the value and the errno

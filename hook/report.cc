@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cgroup_location.h"
@@ -10,10 +11,19 @@ namespace {
 
 using nlohmann::json;
 
-// Container ids come from the container's creator: keep them on one line.
+// Container ids (and paths in messages) come from the container's creator: keep them on one line,
+// and no NUL or other control byte may cut the line short when it is printed with %s.
 std::string one_line(const std::string& s) {
   std::string out;
-  for (char c : s) out += (c == '\n' || c == '\r') ? ' ' : c;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') out += ' ';
+    else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+    else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", static_cast<unsigned char>(c));
+      out += esc;
+    }
+  }
   return out;
 }
 

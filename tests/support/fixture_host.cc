@@ -1,9 +1,11 @@
 #include "fixture_host.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -213,6 +215,91 @@ RunResult run_hook_binary(const std::vector<std::string>& args, const std::strin
   std::error_code ec;
   fs::remove_all(dir, ec);
   return r;
+}
+
+}  // namespace fixture
+
+namespace fixture {
+
+Spawned spawn_hook_binary(const std::vector<std::string>& args, const std::string& stdin_text, bool keep_stdin_open) {
+  char dir_t[] = "/tmp/gnh-run-XXXXXX";
+  if (!::mkdtemp(dir_t)) throw std::runtime_error("mkdtemp");
+  Spawned s;
+  s.dir = dir_t;
+  int pipefd[2] = {-1, -1};
+  if (keep_stdin_open) {
+    // A pipe the test keeps open: the hook sees the text but never an end of file.
+    if (::pipe2(pipefd, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+    if (stdin_text.size() > 60000) throw std::runtime_error("keep_stdin_open takes at most a pipe's worth");
+  } else {
+    std::ofstream(s.dir + "/in") << stdin_text;
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork");
+  if (pid == 0) {
+    int in = keep_stdin_open ? pipefd[0] : ::open((s.dir + "/in").c_str(), O_RDONLY);
+    int out = ::open((s.dir + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = ::open((s.dir + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> argv;
+    std::string bin = GNH_BINARY;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  s.pid = pid;
+  if (keep_stdin_open) {
+    ::close(pipefd[0]);
+    if (::write(pipefd[1], stdin_text.data(), stdin_text.size()) != static_cast<ssize_t>(stdin_text.size()))
+      throw std::runtime_error("write to the hook's stdin");
+    s.stdin_fd = pipefd[1];
+  }
+  return s;
+}
+
+RunResult wait_hook_binary(Spawned& s, int timeout_ms) {
+  RunResult r;
+  int status = 0;
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool done = false;
+  while (!done) {
+    pid_t w = ::waitpid(s.pid, &status, WNOHANG);
+    if (w == s.pid) { done = true; break; }
+    if (std::chrono::steady_clock::now() >= end) break;
+    ::usleep(2000);
+  }
+  if (done) {
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  } else {
+    ::kill(s.pid, SIGKILL);
+    ::waitpid(s.pid, &status, 0);
+    r.exit_code = -1;  // did not end in time: the test reports a hang
+  }
+  if (s.stdin_fd >= 0) ::close(s.stdin_fd);
+  s.stdin_fd = -1;
+  r.out = slurp(s.dir + "/out");
+  r.err = slurp(s.dir + "/err");
+  std::error_code ec;
+  fs::remove_all(s.dir, ec);
+  return r;
+}
+
+std::map<std::string, std::string> snapshot_mems(const Host& h) {
+  std::map<std::string, std::string> out;
+  std::string base = h.root() + h.cgroup_mount();
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(base, fs::directory_options::none, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().filename() != "cpuset.mems" || it->is_symlink()) continue;
+    std::string rel = it->path().parent_path().string().substr(base.size());
+    out[rel.empty() ? "/" : rel] = slurp(it->path().string());
+  }
+  return out;
 }
 
 }  // namespace fixture

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,5 +72,21 @@ struct RunResult {
 };
 // Runs build/gpu-numa-hook with args, feeding stdin_text.
 RunResult run_hook_binary(const std::vector<std::string>& args, const std::string& stdin_text);
+
+// Issue 6 (hostile input, faults, concurrency): runs the test starts and does not wait for at once.
+struct Spawned {
+  int pid = -1;
+  std::string dir;       // scratch directory with out/err
+  int stdin_fd = -1;     // write end of stdin when kept open, else -1
+};
+// Starts the binary with stdin_text as its stdin (a file); keep_stdin_open feeds it through a pipe
+// whose write end stays open (a runtime that never closes it) until wait_hook_binary.
+Spawned spawn_hook_binary(const std::vector<std::string>& args, const std::string& stdin_text,
+                          bool keep_stdin_open = false);
+// Waits at most timeout_ms; a run still going then is killed and reported with exit_code -1.
+RunResult wait_hook_binary(Spawned& s, int timeout_ms);
+
+// Every cpuset.mems beneath the fixture's cgroup mount: cgroup path -> content.
+std::map<std::string, std::string> snapshot_mems(const Host& h);
 
 }  // namespace fixture

@@ -1,0 +1,28 @@
+// The NVIDIA driver's procfs files and sysfs numa_node: lenient parsing must never crash, and
+// what it accepts must be in range (a minor for /dev/nvidiaN, a node id under the kernel limit).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "driver_files.h"
+#include "node_set.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string why;
+  if (auto info = gnh::parse_gpu_information(text, &why)) {
+    if (!info->minor || *info->minor > 254) __builtin_trap();
+  }
+  if (auto ns = gnh::parse_numa_status(text, &why)) {
+    if (ns->node && (*ns->node < 0 || *ns->node >= gnh::NodeSet::kMaxNodes)) __builtin_trap();
+  }
+  if (auto n = gnh::parse_sysfs_numa_node(text)) {
+    if (*n < 0 || *n >= gnh::NodeSet::kMaxNodes) __builtin_trap();
+  }
+  if (auto bus = gnh::canonical_pci_address(text)) {
+    // Canonical form is a fixed point.
+    auto again = gnh::canonical_pci_address(*bus);
+    if (!again || *again != *bus || bus->size() != 12) __builtin_trap();
+  }
+  return 0;
+}
