@@ -6,33 +6,11 @@ namespace gnh {
 
 namespace {
 
-std::vector<MountInfoLine> read_mounts(const HostFs& fs) {
-  std::string why;
-  auto mounts = parse_mountinfo(fs.read_required("/proc/self/mountinfo", 4 * 1024 * 1024), &why);
-  if (!mounts) fail("cannot parse " + fs.resolve("/proc/self/mountinfo") + ": " + why);
-  return *mounts;
-}
-
 std::string child_path(const std::string& parent, const std::string& name) {
   return parent == "/" ? "/" + name : parent + "/" + name;
 }
 
 }  // namespace
-
-CpusetLocation locate_cpuset_hierarchy(const HostFs& fs) {
-  auto mounts = read_mounts(fs);
-  bool v1 = false;
-  for (const auto& m : mounts)
-    for (const auto& o : m.super_options)
-      if (m.fstype == "cgroup" && o == "cpuset") v1 = true;
-  // Ask locate_cpuset where a process in the root cgroup of that hierarchy would be.
-  std::vector<ProcCgroupLine> root = {v1 ? ProcCgroupLine{1, {"cpuset"}, "/"} : ProcCgroupLine{0, {}, "/"}};
-  std::string why;
-  auto loc = locate_cpuset(root, mounts, &why);
-  if (!loc) fail("cannot find the cpuset hierarchy in " + fs.resolve("/proc/self/mountinfo") + ": " + why);
-  loc->path = "/";
-  return *loc;
-}
 
 CpusetSnapshot snapshot_cpusets(const HostFs& fs, const CpusetTree& tree) {
   CpusetSnapshot snap;

@@ -8,6 +8,7 @@
 
 #include "cgroup_location.h"
 #include "cpuset_tree.h"
+#include "host_cgroups.h"
 #include "host_fs.h"
 #include "node_set.h"
 
@@ -25,10 +26,6 @@ struct CpusetSnapshot {
   std::string mount_point;
   std::vector<CgroupRecord> cgroups;  // [0] is the root; every parent precedes its children
 };
-
-// The cpuset hierarchy's root on this host: the v1 cgroup mount with the cpuset option (hybrid
-// hosts keep cpuset there), else the cgroup2 mount, found in /proc/self/mountinfo.
-CpusetLocation locate_cpuset_hierarchy(const HostFs& fs);
 
 // Walks every directory beneath the mount. Failure naming the file for an unreadable or
 // malformed cpuset.mems; a cgroup removed while we walk is skipped (containers come and go).

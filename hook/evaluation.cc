@@ -3,6 +3,7 @@
 #include "cgroups_path.h"
 #include "failure.h"
 #include "gpu_request.h"
+#include "host_cgroups.h"
 #include "topology.h"
 
 namespace gnh {
@@ -16,41 +17,11 @@ std::string Evaluation::gpu_list() const {
 
 namespace {
 
-std::vector<MountInfoLine> read_mounts(const HostFs& fs) {
-  std::string why;
-  auto mounts = parse_mountinfo(fs.read_required("/proc/self/mountinfo", 4 * 1024 * 1024), &why);
-  if (!mounts) fail("cannot parse " + fs.resolve("/proc/self/mountinfo") + ": " + why);
-  // Mount points are host paths; with --host-root they are read beneath it by CpusetTree.
-  return *mounts;
-}
-
-CpusetLocation locate_from_pid(const HostFs& fs, int pid) {
-  std::string file = "/proc/" + std::to_string(pid) + "/cgroup";
-  auto text = fs.read(file);
-  if (!text) fail("container process " + std::to_string(pid) + " does not exist (" + fs.resolve(file) + " is missing)");
-  std::string why;
-  auto lines = parse_proc_cgroup(*text, &why);
-  if (!lines) fail("cannot parse " + fs.resolve(file) + ": " + why);
-  auto loc = locate_cpuset(*lines, read_mounts(fs), &why);
-  if (!loc) fail("cannot find the cpuset of process " + std::to_string(pid) + ": " + why);
-  return *loc;
-}
-
-CpusetLocation locate_from_spec(const HostFs& fs, const oci::Spec& spec) {
+CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
   auto path = cgroup_from_cgroups_path(spec.cgroups_path);
   if (!path) fail("config.json linux.cgroupsPath '" + spec.cgroups_path.substr(0, 200) +
                   "' is empty or unusable; pass --pid of the running container");
-  // Pretend to be a process in that cgroup of whichever hierarchy holds cpuset.
-  auto mounts = read_mounts(fs);
-  bool v1 = false;
-  for (const auto& m : mounts)
-    for (const auto& o : m.super_options)
-      if (m.fstype == "cgroup" && o == "cpuset") v1 = true;
-  std::vector<ProcCgroupLine> lines = {v1 ? ProcCgroupLine{1, {"cpuset"}, *path} : ProcCgroupLine{0, {}, *path}};
-  std::string why;
-  auto loc = locate_cpuset(lines, mounts, &why);
-  if (!loc) fail("cannot find a cpuset hierarchy: " + why);
-  return *loc;
+  return locate_cpuset_hierarchy(fs, *path);
 }
 
 }  // namespace
@@ -84,7 +55,7 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
     if (!explicit_mems) fail("config.json linux.resources.cpu.mems '" + spec.cpuset_mems->substr(0, 100) + "': " + why);
   }
 
-  CpusetLocation loc = pid > 0 ? locate_from_pid(fs, pid) : locate_from_spec(fs, spec);
+  CpusetLocation loc = pid > 0 ? locate_process_cpuset(fs, pid) : locate_from_spec(spec, fs);
   CpusetTree tree(fs, loc.version, loc.mount_point);
   std::string read_path = loc.path;
   if (pid <= 0) {
