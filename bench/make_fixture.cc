@@ -1,0 +1,201 @@
+// make_fixture: builds an 8-GPU host tree for the benchmark with the test suite's fixture code
+// (tests/support/fixture_host.cc: driver procfs, node sysfs, cgroup files, mountinfo,
+// /proc/<pid>/cgroup and bundles in their real formats).
+//
+//   make_fixture ac922|gh ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]
+//
+// Writes OUT_DIR/root (the host tree, for --host-root), OUT_DIR/state-gpu.json (a container that
+// asks for all 8 GPUs through linux.devices /dev/nvidia0-7), OUT_DIR/state-nogpu.json (a container
+// without GPUs: the fast path) and OUT_DIR/reset.tsv (every cpuset.mems file of the tree with its
+// content as built, "PATH<TAB>CONTENT" with \n escaped: the benchmark driver restores them before
+// each patch run). CONFIG_TOML, when given, is installed as /etc/gpu-numa-hook/config.toml.
+// --cgroups N adds N more cgroups for `check` (a kubelet-like tree: pods of one pod cgroup and 9
+// container cgroups under the burstable slice, each holding every memory node; reset.tsv then
+// lists only the fixture's own cgroups).
+//
+// ac922: an AC922-like host, grown to 8 GPUs: CPU nodes 0 and 8, GPU memory nodes 255..248
+//   (nvidia0..7), affinity 0 for nvidia0-3 and 8 for nvidia4-7, cgroup v1. stale: the slices and
+//   the container's cgroup (/docker/bench-gpu) kept mems 0,8 from boot.
+// gh: a Grace-Hopper-like host of 8 superchips: CPU nodes 0-7, GPU i's memory node 8+8i (the
+//   firmware reserves 8 nodes per GPU; possible 0-71), cgroup v2. stale: the kubelet's burstable
+//   slice holds an explicit cpuset.mems of 0-7; the container's cgroup inherits.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "fixture_host.h"
+
+namespace fs = std::filesystem;
+using namespace fixture;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else out += c;
+  }
+  return out;
+}
+
+std::string join_nodes(int from, int step, int count) {
+  std::string s;
+  for (int i = 0; i < count; ++i) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(from + i * step);
+  }
+  return s;
+}
+
+constexpr int kGpuPid = 4242;
+constexpr int kCpuPid = 4343;
+
+// Returns the GPU container's cgroup.
+std::string make_ac922_8(Host& h, bool stale) {
+  const char* buses[] = {"0004:04:00.0", "0004:05:00.0", "0004:06:00.0", "0004:07:00.0",
+                         "0035:03:00.0", "0035:04:00.0", "0035:05:00.0", "0035:06:00.0"};
+  for (unsigned i = 0; i < 8; ++i)
+    h.add_gpu({i, buses[i], "GPU-a0c0ffee-0000-4000-8000-00000000000" + std::to_string(i), 255 - static_cast<int>(i),
+               "online", i < 4 ? 0 : 8});
+  const std::string all = "0,8,248-255", slice = stale ? "0,8" : all;
+  h.set_memory_nodes(all);
+  h.write("/sys/devices/system/node/has_cpu", "0,8\n");
+  h.make_cgroup("/", all);
+  for (const char* s : {"/docker", "/system.slice", "/kubepods.slice", "/kubepods.slice/kubepods-burstable.slice",
+                        "/machine.slice"})
+    h.make_cgroup(s, slice);
+  h.make_cgroup("/docker/bench-gpu", slice);
+  h.make_cgroup("/docker/bench-cpu", slice);
+  h.add_process(kCpuPid, "/docker/bench-cpu");
+  return "/docker/bench-gpu";
+}
+
+std::string make_gh_8(Host& h, bool stale) {
+  for (unsigned i = 0; i < 8; ++i) {
+    char bus[16];
+    std::snprintf(bus, sizeof bus, "%04x:01:00.0", 9 + 8 * i);
+    h.add_gpu({i, bus, "GPU-9a9a9a9a-1111-4222-8333-44444444444" + std::to_string(i), 8 + 8 * static_cast<int>(i),
+               "online", static_cast<int>(i)});
+  }
+  const std::string cpus = "0-7", all = "0-8," + join_nodes(16, 8, 7);
+  h.set_memory_nodes(all);
+  h.write("/sys/devices/system/node/has_cpu", cpus + "\n");
+  h.write("/sys/devices/system/node/possible", "0-71\n");
+  h.make_cgroup("/", all);
+  for (const char* s : {"/system.slice", "/kubepods.slice", "/kubepods.slice/kubepods-burstable.slice", "/docker"})
+    h.make_cgroup(s, "");
+  if (stale) h.make_cgroup("/kubepods.slice/kubepods-burstable.slice", cpus);
+  const std::string cg = "/kubepods.slice/kubepods-burstable.slice/bench-gpu";
+  h.make_cgroup(cg, "");
+  h.make_cgroup("/docker/bench-cpu", "");
+  h.add_process(kCpuPid, "/docker/bench-cpu");
+  return cg;
+}
+
+void put(const std::string& path, const std::string& content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || ::write(fd, content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
+    std::perror(path.c_str());
+    std::exit(1);
+  }
+  ::close(fd);
+}
+
+// n cgroups in pods of 10 (the pod cgroup and 9 containers) under the burstable slice, written
+// with plain syscalls (100,000 directories through fstream would take minutes).
+void add_many_cgroups(const std::string& root, const Host& h, long n, const std::string& mems) {
+  const std::string slice = root + h.cgroup_mount() + "/kubepods.slice/kubepods-burstable.slice";
+  const bool v1 = h.version() == Version::v1;
+  auto make = [&](const std::string& dir) {
+    if (::mkdir(dir.c_str(), 0755) != 0) { std::perror(dir.c_str()); std::exit(1); }
+    put(dir + "/cpuset.mems", v1 ? mems + "\n" : "\n");
+    if (v1) {
+      put(dir + "/cpuset.cpus", "0-1\n");
+      put(dir + "/tasks", "");
+    } else {
+      put(dir + "/cgroup.threads", "");
+    }
+  };
+  long made = 0;
+  for (long pod = 0; made < n; ++pod) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/pod%08lx-bench", pod);
+    std::string pod_dir = slice + name;
+    make(pod_dir);
+    ++made;
+    for (int c = 0; c < 9 && made < n; ++c, ++made) {
+      std::snprintf(name, sizeof name, "/ctr%02d-%08lx", c, pod);
+      make(pod_dir + name);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4 || (std::string(argv[1]) != "ac922" && std::string(argv[1]) != "gh") ||
+      (std::string(argv[2]) != "ok" && std::string(argv[2]) != "stale")) {
+    std::cerr << "usage: make_fixture ac922|gh ok|stale OUT_DIR [CONFIG_TOML]\n";
+    return 2;
+  }
+  const bool ac922 = std::string(argv[1]) == "ac922", stale = std::string(argv[2]) == "stale";
+  const fs::path out = argv[3];
+  fs::create_directories(out);
+  const fs::path root = out / "root";
+  fs::remove_all(root);
+
+  Host h(ac922 ? Version::v1 : Version::v2);
+  std::string cg = ac922 ? make_ac922_8(h, stale) : make_gh_8(h, stale);
+  h.add_process(kGpuPid, cg);
+  std::vector<nlohmann::json> devices;
+  for (unsigned i = 0; i < 8; ++i) devices.push_back(gpu_device(i));
+  nlohmann::json gpu_cfg = container_config({}, devices);
+  gpu_cfg["linux"]["cgroupsPath"] = cg;
+  nlohmann::json cpu_cfg = container_config();
+  cpu_cfg["linux"]["cgroupsPath"] = "/docker/bench-cpu";
+  std::string gpu_bundle = h.add_bundle("bench-gpu", gpu_cfg);
+  std::string cpu_bundle = h.add_bundle("bench-cpu", cpu_cfg);
+  if (argc > 4) h.write_config(slurp(argv[4]));
+  long many = 0;
+  if (argc > 6 && std::string(argv[5]) == "--cgroups") many = std::atol(argv[6]);
+
+  // Move the tree out of the fixture's temp dir before Host's destructor would remove it.
+  std::error_code ec;
+  fs::rename(h.root(), root, ec);
+  if (ec) {
+    fs::copy(h.root(), root, fs::copy_options::recursive);
+  }
+  std::ofstream(out / "state-gpu.json") << state_json("bench-gpu", kGpuPid, gpu_bundle);
+  std::ofstream(out / "state-nogpu.json") << state_json("bench-cpu", kCpuPid, cpu_bundle);
+
+  if (many > 0) add_many_cgroups(root.string(), h, many, ac922 ? "0,8,248-255" : "");
+  std::ofstream reset(out / "reset.tsv");
+  const fs::path cg_root = root / std::string(h.cgroup_mount()).substr(1);
+  for (auto it = fs::recursive_directory_iterator(cg_root); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it->path().filename().string().rfind("pod", 0) == 0 &&
+        it->path().filename().string().find("-bench") != std::string::npos) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() != "cpuset.mems") continue;
+    reset << it->path().string() << '\t' << escape(slurp(it->path().string())) << '\n';
+  }
+  std::cout << root.string() << "\n";
+  return 0;
+}
