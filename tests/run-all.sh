@@ -27,7 +27,7 @@ for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); d
 if ((${#missing[@]})); then
   echo "== installing: ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/gnh-apt.log 2>&1 ||
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/tmp/gnh-apt.log 2>&1 ||
     { tail -n 30 /tmp/gnh-apt.log; exit 2; }
 fi
 
