@@ -14,43 +14,43 @@ std::string pad(std::string s, size_t w) {
   return s + "  ";
 }
 
-// Column widths from the rows, so long Kubernetes paths stay readable.
-size_t width(const std::vector<std::string>& cells, size_t header) {
-  size_t w = header;
-  for (const auto& c : cells) w = std::max(w, c.size());
-  return w;
-}
-
 std::string tasks_text(long n) { return n < 0 ? "?" : std::to_string(n); }
 
-std::string stale_table(const CheckResult& r, const CheckFindings& f) {
-  std::vector<std::string> paths, mems, missing;
-  for (const auto& s : f.stale) {
-    paths.push_back(s.path);
-    mems.push_back(s.mems.to_display());
-    missing.push_back(s.missing.to_string());
+// One table of cgroups: the columns are sized from the rows so long Kubernetes paths stay readable;
+// `last` is an optional extra column (the GPU table's STALE).
+struct Row {
+  std::string path, mems, missing, tasks, last;
+};
+
+std::string cgroup_table(const std::vector<Row>& rows, const std::string& last_header) {
+  size_t wp = 6, wm = 4, wx = 7, wt = 5;
+  for (const auto& r : rows) {
+    wp = std::max(wp, r.path.size());
+    wm = std::max(wm, r.mems.size());
+    wx = std::max(wx, r.missing.size());
   }
-  size_t wp = width(paths, 6), wm = width(mems, 4), wx = width(missing, 7);
-  std::string out = "  " + pad("CGROUP", wp) + pad("MEMS", wm) + pad("MISSING", wx) + "TASKS\n";
-  for (const auto& s : f.stale)
-    out += "  " + pad(s.path, wp) + pad(s.mems.to_display(), wm) + pad(s.missing.to_string(), wx) +
-           tasks_text(r.tasks_of(s.path)) + "\n";
+  auto line = [&](const Row& r) {
+    std::string l = "  " + pad(r.path, wp) + pad(r.mems, wm) + pad(r.missing, wx);
+    return (last_header.empty() ? l + r.tasks : l + pad(r.tasks, wt) + r.last) + "\n";
+  };
+  std::string out = line({"CGROUP", "MEMS", "MISSING", "TASKS", last_header});
+  for (const auto& r : rows) out += line(r);
   return out;
+}
+
+std::string stale_table(const CheckResult& r, const CheckFindings& f) {
+  std::vector<Row> rows;
+  for (const auto& s : f.stale)
+    rows.push_back({s.path, s.mems.to_display(), s.missing.to_string(), tasks_text(r.tasks_of(s.path)), ""});
+  return cgroup_table(rows, "");
 }
 
 std::string gpu_table(const CheckResult& r, const CheckFindings& f) {
-  std::vector<std::string> paths, mems, missing;
-  for (const auto& g : f.missing_gpu_node) {
-    paths.push_back(g.path);
-    mems.push_back(g.mems.to_display());
-    missing.push_back(g.missing.to_string());
-  }
-  size_t wp = width(paths, 6), wm = width(mems, 4), wx = width(missing, 7);
-  std::string out = "  " + pad("CGROUP", wp) + pad("MEMS", wm) + pad("MISSING", wx) + pad("TASKS", 5) + "STALE\n";
+  std::vector<Row> rows;
   for (const auto& g : f.missing_gpu_node)
-    out += "  " + pad(g.path, wp) + pad(g.mems.to_display(), wm) + pad(g.missing.to_string(), wx) +
-           pad(tasks_text(r.tasks_of(g.path)), 5) + (g.stale ? "yes" : "no (narrowed on purpose?)") + "\n";
-  return out;
+    rows.push_back({g.path, g.mems.to_display(), g.missing.to_string(), tasks_text(r.tasks_of(g.path)),
+                    g.stale ? "yes" : "no (narrowed on purpose?)"});
+  return cgroup_table(rows, "STALE");
 }
 
 std::string problems_text(const CheckResult& r, const CheckFindings& f) {
