@@ -90,14 +90,14 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     return hook_error(f.what());
   }
 
-  // Name the container in every later line, the chained-hook failures included; a state that does
-  // not parse is reported properly further down.
-  try {
-    rec.container = oci::parse_state(input).id;
-  } catch (const std::exception&) {
-  }
-
   if (!config.next_hook.empty()) {
+    // Name the container in a chained-hook failure. Only here is the state parsed before the
+    // sandbox: the next hook needs everything, so the sandbox must wait for it anyway. A state that
+    // does not parse is reported properly further down.
+    try {
+      rec.container = oci::parse_state(input).id;
+    } catch (const std::exception&) {
+    }
     NextHookResult r = run_next_hook(config.next_hook, next_hook_args, input, config.chain_timeout_ms);
     if (!r.error.empty() || r.timed_out || r.exit_code != 0) {
       std::string what = !r.error.empty() ? r.error
