@@ -36,12 +36,6 @@ using namespace fixture;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string escape(const std::string& s) {
   std::string out;
@@ -171,7 +165,7 @@ int main(int argc, char** argv) {
   cpu_cfg["linux"]["cgroupsPath"] = "/docker/bench-cpu";
   std::string gpu_bundle = h.add_bundle("bench-gpu", gpu_cfg);
   std::string cpu_bundle = h.add_bundle("bench-cpu", cpu_cfg);
-  if (argc > 4) h.write_config(slurp(argv[4]));
+  if (argc > 4) h.write_config(fixture::read_file(argv[4]));
   long many = 0;
   if (argc > 6 && std::string(argv[5]) == "--cgroups") many = std::atol(argv[6]);
 
@@ -194,7 +188,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (it->path().filename() != "cpuset.mems") continue;
-    reset << it->path().string() << '\t' << escape(slurp(it->path().string())) << '\n';
+    reset << it->path().string() << '\t' << escape(fixture::read_file(it->path().string())) << '\n';
   }
   std::cout << root.string() << "\n";
   return 0;

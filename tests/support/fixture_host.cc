@@ -33,13 +33,14 @@ std::string trim(std::string s) {
   return s;
 }
 
-std::string slurp(const std::string& path) {
+}  // namespace
+
+std::string read_file(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
-}  // namespace
 
 Host::Host(Version v) : version_(v) {
   char tmpl[] = "/tmp/gnh-fixture-XXXXXX";
@@ -82,7 +83,7 @@ void Host::write(const std::string& host_path, const std::string& content) {
   f << content;
 }
 
-std::string Host::read(const std::string& host_path) const { return slurp(root_ + host_path); }
+std::string Host::read(const std::string& host_path) const { return read_file(root_ + host_path); }
 bool Host::exists(const std::string& host_path) const { return fs::exists(root_ + host_path); }
 
 void Host::add_gpu(const GpuSpec& g) {
@@ -251,8 +252,8 @@ RunResult wait_hook_binary(Spawned& s, int timeout_ms) {
   }
   if (s.stdin_fd >= 0) ::close(s.stdin_fd);
   s.stdin_fd = -1;
-  r.out = slurp(s.dir + "/out");
-  r.err = slurp(s.dir + "/err");
+  r.out = read_file(s.dir + "/out");
+  r.err = read_file(s.dir + "/err");
   std::error_code ec;
   fs::remove_all(s.dir, ec);
   return r;
@@ -266,7 +267,7 @@ std::map<std::string, std::string> snapshot_mems(const Host& h) {
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->path().filename() != "cpuset.mems" || it->is_symlink()) continue;
     std::string rel = it->path().parent_path().string().substr(base.size());
-    out[rel.empty() ? "/" : rel] = slurp(it->path().string());
+    out[rel.empty() ? "/" : rel] = read_file(it->path().string());
   }
   return out;
 }

@@ -60,6 +60,9 @@ void make_ac922(Host& h, bool stale);
 // A Grace Hopper (GH200, one GPU): node 0 CPUs+memory, GPU memory node 1 (firmware range 1-8).
 void make_grace_hopper(Host& h, bool stale);
 
+// A whole file, "" when missing.
+std::string read_file(const std::string& path);
+
 std::string state_json(const std::string& id, int pid, const std::string& bundle);
 nlohmann::json container_config(const std::vector<std::string>& env = {},
                                 const std::vector<nlohmann::json>& devices = {});
