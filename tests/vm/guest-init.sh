@@ -139,6 +139,21 @@ run_ctr() {
 jq_cg() { grep -o '"cgroupsPath": *"[^"]*"' "/bundles/$1/config.json" | sed 's/.*: *//'; }
 ctr_mems() { sed -n 's/^numa_touch: Mems_allowed_list: //p' "/tmp/$1.out" | head -n1; }
 
+# expect_refused SCENARIO CTR PATTERN PASS-TEXT: after run_ctr CTR, runc failed with our refusal line
+# matching PATTERN (a grep regex after "refusing start"), and the container's process never ran.
+expect_refused() {
+	if [ "$RC" -ne 0 ] && grep -q "gpu-numa-hook: container $2: refusing start$3" "/tmp/$2.out"; then
+		pass "$1: $4"
+	else
+		fail "$1: start refused" "runc exit $RC; want non-zero and 'gpu-numa-hook: container $2: refusing start$3' in its output"
+	fi
+	if grep -q '^numa_touch:' "/tmp/$2.out"; then
+		fail "$1: container process did not run" "numa_touch ran: $(grep '^numa_touch: node' "/tmp/$2.out")"
+	else
+		pass "$1: container process did not run"
+	fi
+}
+
 # ---------------------------------------------------------------------------------------------
 phase d-gpu-memory-not-online
 # The container starts while the driver still reports online_in_progress and node 1's memory is
@@ -146,16 +161,7 @@ phase d-gpu-memory-not-online
 if [ "$HOOK_PRESENT" = 1 ]; then
 	before=$(mems docker)
 	run_ctr ctr-d
-	if [ "$RC" -ne 0 ] && grep -q 'gpu-numa-hook: container ctr-d: refusing start:.*not online' /tmp/ctr-d.out; then
-		pass "d: GPU memory not online: start refused, message says 'not online'"
-	else
-		fail "d: GPU memory not online" "runc exit $RC; want non-zero and 'gpu-numa-hook: container ctr-d: refusing start: ...not online...' in its output"
-	fi
-	if grep -q '^numa_touch:' /tmp/ctr-d.out; then
-		fail "d: container process did not run" "numa_touch ran: $(grep '^numa_touch: node' /tmp/ctr-d.out)"
-	else
-		pass "d: container process did not run"
-	fi
+	expect_refused d ctr-d ':.*not online' "GPU memory not online: start refused, message says 'not online'"
 	if [ "$(mems docker)" = "$before" ] && [ ! -d $CS/docker/ctr-d ]; then
 		pass "d: /docker cpuset.mems unchanged ($before), no container cgroup left"
 	else
@@ -263,16 +269,7 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	b2=$(mems $K)
 	b3=$(mems $K/pod-x)
 	run_ctr ctr-c
-	if [ "$RC" -ne 0 ] && grep -q 'gpu-numa-hook: container ctr-c: refusing start' /tmp/ctr-c.out; then
-		pass "c: policy refuse: runc run fails with 'gpu-numa-hook: container ... refusing start'"
-	else
-		fail "c: policy refuse" "runc exit $RC; want non-zero and 'gpu-numa-hook: container ctr-c: refusing start' in its output"
-	fi
-	if grep -q '^numa_touch:' /tmp/ctr-c.out; then
-		fail "c: container process did not run" "$(grep '^numa_touch: node' /tmp/ctr-c.out)"
-	else
-		pass "c: container process did not run"
-	fi
+	expect_refused c ctr-c '' "policy refuse: runc run fails with 'gpu-numa-hook: container ... refusing start'"
 	if [ "$(mems kubepods.slice)" = "$b1" ] && [ "$(mems $K)" = "$b2" ] && [ "$(mems $K/pod-x)" = "$b3" ]; then
 		pass "c: kubepods slices' cpuset.mems unchanged ($b1/$b2/$b3)"
 	else
