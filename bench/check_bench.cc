@@ -13,9 +13,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "check_findings.h"
-#include "check_snapshot.h"
-#include "topology.h"
+#include "check/findings.h"
+#include "host/cpuset_walk.h"
+#include "host/cgroup_locator.h"
+#include "host/driver_reader.h"
 
 namespace {
 
@@ -97,10 +98,10 @@ void BM_CheckWalk(benchmark::State& state) {
   size_t stale = 0;
   for (auto _ : state) {
     gnh::CpusetLocation loc = gnh::locate_cpuset_hierarchy(fs);
-    gnh::CpusetTree tree(fs, loc.version, loc.mount_point);
+    gnh::CpusetTree tree(fs, loc);
     gnh::NodeSet cpus = gnh::NodeSet::of({0, 8});
     gnh::HostNodes nodes = gnh::host_nodes_from(gnh::read_inventory(fs, {}), gnh::read_memory_nodes(fs), &cpus);
-    gnh::CheckFindings f = gnh::find_problems(gnh::snapshot_cpusets(fs, tree), nodes);
+    gnh::CheckFindings f = gnh::find_problems(gnh::snapshot_cpusets(tree), nodes);
     if (f.cgroups != static_cast<size_t>(n)) state.SkipWithError("walked the wrong number of cgroups");
     stale = f.stale.size();
     benchmark::DoNotOptimize(f);

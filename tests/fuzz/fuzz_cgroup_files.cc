@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cgroup_location.h"
-#include "host_fs.h"
+#include "cgroup/cgroup_location.h"
+#include "host/host_fs.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view all(reinterpret_cast<const char*>(data), size);

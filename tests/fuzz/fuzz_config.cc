@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "config.h"
-#include "failure.h"
+#include "config/config.h"
+#include "base/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

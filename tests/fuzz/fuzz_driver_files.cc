@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "driver_files.h"
-#include "node_set.h"
+#include "gpu/driver_files.h"
+#include "base/node_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gpu_request.h"
+#include "gpu/gpu_request.h"
 
 namespace {
 gnh::Inventory make_inventory() {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "gpu_request.h"
+#include "gpu/gpu_request.h"
 #include "parse_error.h"
 #include "spec.h"
 

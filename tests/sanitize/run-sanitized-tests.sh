@@ -10,7 +10,7 @@ build=${1:-$repo/build-asan}
 jobs=${GNH_JOBS:-2}
 
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGNH_SANITIZE=ON -DGNH_BUILD_TESTS=ON >/dev/null
-nice -n 10 cmake --build "$build" -j"$jobs" --target unit_tests fixture_tests gpu-numa-hook
+nice -n 10 cmake --build "$build" -j"$jobs" --target unit_tests host_unit_tests fixture_tests gpu-numa-hook
 
 # halt_on_error: the first report fails the run. The hook binary confines itself with seccomp
 # (docs/SANDBOX.md); in this build its filter also lets LeakSanitizer's end-of-run scan work.
@@ -19,5 +19,5 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 cd "$build"
 # Names are prefixed "unit:" and "fixture:" by doctest_discover_tests; anchored so other suites
 # with "unit" in their name (the systemd units check) stay out.
-ctest -R "^(unit|fixture):" --output-on-failure -j"$jobs" --timeout 300
+ctest -R "^(unit|unit \(host\)|fixture):" --output-on-failure -j"$jobs" --timeout 300
 echo "sanitized unit and fixture tests passed"

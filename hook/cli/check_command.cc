@@ -1,0 +1,99 @@
+// `check`: walks the whole cpuset hierarchy, reports stale cgroups and GPU node gaps, optionally
+// fixes them under the hook's lock, and exports metrics for node_exporter.
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <optional>
+
+#include "base/error.h"
+#include "base/exit_code.h"
+#include "check/check_report.h"
+#include "check/findings.h"
+#include "check/metrics.h"
+#include "cli/commands.h"
+#include "host/atomic_file.h"
+#include "host/check_fix.h"
+#include "host/cgroup_locator.h"
+#include "host/config_loader.h"
+#include "host/cpuset_walk.h"
+#include "host/driver_reader.h"
+
+namespace gnh {
+
+namespace {
+
+HostNodes read_host_nodes(const HostFs& fs, const Config& config) {
+  Inventory inv = read_inventory(fs, config.overrides);
+  NodeSet memory = read_memory_nodes(fs);
+  std::optional<NodeSet> cpus;
+  if (auto text = fs.read("/sys/devices/system/node/has_cpu")) {
+    std::string why;
+    cpus = NodeSet::parse(*text, &why);
+    if (!cpus) fail("cannot parse " + fs.resolve("/sys/devices/system/node/has_cpu") + ": " + why);
+  }
+  return host_nodes_from(inv, memory, cpus ? &*cpus : nullptr, read_possible_nodes(fs));
+}
+
+// Only the reported cgroups: counting tasks everywhere would cost a read per cgroup for nothing.
+void count_tasks(const CpusetTree& tree, const CheckFindings& f, std::map<std::string, long>* tasks) {
+  auto count = [&](const std::string& path) {
+    if (!tasks->count(path)) (*tasks)[path] = tree.task_count(path);
+  };
+  for (const auto& s : f.stale) count(s.path);
+  for (const auto& g : f.missing_gpu_node) count(g.path);
+}
+
+double unix_now() {
+  using namespace std::chrono;
+  return static_cast<double>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+int run_check(const GlobalOptions& opts, const CheckOptions& co) {
+  double started = unix_now();
+  try {
+    HostFs fs(opts.host_root.value_or("/"));
+    Config config = load_config(fs, opts.config_path);
+    bool fix = co.fix || (co.fix_if_configured && config.check_fix);
+    CpusetLocation loc = locate_cpuset_hierarchy(fs);
+    CpusetTree tree(fs, loc);
+    HostNodes nodes = read_host_nodes(fs, config);
+
+    CheckResult r;
+    r.found = find_problems(snapshot_cpusets(tree), nodes);
+    auto plan = plan_check_fix(r.found);
+    if (fix && !plan.empty()) {
+      r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
+      r.after = find_problems(snapshot_cpusets(tree), nodes);
+    }
+    count_tasks(tree, r.found, &r.tasks);
+    if (r.after) count_tasks(tree, *r.after, &r.tasks);
+
+    std::string out = co.json ? check_json(r) + "\n" : check_text(r);
+    std::fputs(out.c_str(), stdout);
+    if (r.fix) {
+      if (!r.fix->error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", r.fix->error.c_str());
+      for (const auto& x : r.fix->results)
+        if (!x.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", x.error.c_str());
+    }
+    if (co.prometheus_file) write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(&r, started)));
+    return r.exit_code();
+  } catch (const Error& f) {
+    std::fprintf(stderr, "gpu-numa-hook: check: %s\n", f.what());
+    if (co.prometheus_file) {
+      try {
+        write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(nullptr, started)));
+      } catch (const Error& g) {
+        std::fprintf(stderr, "gpu-numa-hook: check: %s\n", g.what());
+      }
+    }
+    return as_int(ExitCode::error);
+  } catch (const std::exception& e) {
+    // A check that broke must not look clean.
+    std::fprintf(stderr, "gpu-numa-hook: check: unexpected: %s\n", e.what());
+    return as_int(ExitCode::error);
+  }
+}
+
+}  // namespace gnh

@@ -1,0 +1,29 @@
+// The subcommands, each a thin function over the pipeline. They print; nothing below them does.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/global_options.h"
+
+namespace gnh {
+
+// Hook mode (prestart / createRuntime): OCI state on stdin. `next_hook_args` are our argv after
+// argv[0] without our global options, for chained mode.
+int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vector<std::string>& next_hook_args);
+int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json);
+int run_topology(const GlobalOptions& opts, bool json);
+
+struct CheckOptions {
+  bool fix = false;
+  bool fix_if_configured = false;  // fix only when the config says [check] fix = true (the timer unit)
+  bool json = false;
+  std::optional<std::string> prometheus_file;  // node_exporter textfile, a path on this machine
+};
+// Exit (base/exit_code.h) 0 clean or all fixed, 1 problems left, 2 the check itself failed.
+int run_check(const GlobalOptions& opts, const CheckOptions& check);
+// Exit 0 ready, 1 timed out (or never ready), 2 error.
+int run_wait(const GlobalOptions& opts, double timeout_seconds);
+
+}  // namespace gnh

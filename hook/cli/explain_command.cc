@@ -1,0 +1,28 @@
+// `explain`: the hook's decision for a bundle, writing nothing.
+#include <cstdio>
+
+#include "base/exit_code.h"
+#include "cli/commands.h"
+#include "host/config_loader.h"
+#include "host/pipeline.h"
+#include "host/spec_reader.h"
+#include "report/report.h"
+
+namespace gnh {
+
+int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json) {
+  try {
+    HostFs fs(opts.host_root.value_or("/"));
+    Config config = load_config(fs, opts.config_path);
+    // --bundle is a path on this machine, taken as given like --config.
+    Evaluation ev = evaluate(fs, config, read_bundle_spec(HostFs("/"), bundle), pid);
+    std::string out = json ? explain_json(ev) + "\n" : explain_text(ev);
+    std::fputs(out.c_str(), stdout);
+    return as_int(ev.decision.action == Action::refuse ? ExitCode::problems : ExitCode::ok);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu-numa-hook: %s\n", e.what());
+    return as_int(ExitCode::error);
+  }
+}
+
+}  // namespace gnh

@@ -1,0 +1,143 @@
+// Hook mode, as one straight line: config, stdin, the next hook (chained mode), the sandbox, the
+// pipeline, the patch, and one verdict (decide/verdict.h) that becomes the exit code, the log
+// line and at most one stderr line.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "base/error.h"
+#include "decide/verdict.h"
+#include "host/config_loader.h"
+#include "host/container_process.h"
+#include "host/event_log.h"
+#include "host/next_hook.h"
+#include "host/patcher.h"
+#include "host/pipeline.h"
+#include "host/sandbox.h"
+#include "host/spec_reader.h"
+#include "host/stdin_reader.h"
+#include "host/watchdog.h"
+#include "state.h"
+
+namespace gnh {
+
+namespace {
+
+long long micros_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The container's id for messages about a chained hook, which runs before the state is parsed
+// properly; "-" when it does not parse (that is reported further down).
+std::string container_id_or_dash(const std::string& state_text) {
+  try {
+    return oci::parse_state(state_text).id;
+  } catch (const std::exception&) {
+    return "-";
+  }
+}
+
+}  // namespace
+
+int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vector<std::string>& next_hook_args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  HostFs fs(opts.host_root.value_or("/"));
+  Config config;
+  std::string config_error;
+  try {
+    config = load_config(fs, opts.config_path);
+  } catch (const Error& e) {
+    config_error = e.what();
+  }
+  EventLog log(config.log, fs);
+  LogRecord rec;
+  rec.stage = stage;
+  const OnErrorPolicy on_error = config.policy.on_error;
+  std::string sandbox_note;
+  WatchdogGuard watchdog;
+
+  // Every way out: the verdict becomes the log line, the stderr line and the exit code.
+  auto finish = [&](const Verdict& v) {
+    watchdog.disarm();
+    rec.level = v.level;
+    rec.action = v.action;
+    rec.msg = v.message;
+    if (!v.stderr_line.empty()) std::fprintf(stderr, "%s\n", v.stderr_line.c_str());
+    if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
+    rec.duration_us = micros_since(t0);
+    log.write(rec);
+    return v.exit_code;
+  };
+  // The watchdog is the last line: it fires a little after the deadline the code itself checks
+  // (stdin, the lock, before each write), so a cooperative give-up wins whenever one can.
+  auto arm_watchdog_for = [&](const LogRecord& r) {
+    Verdict v = verdict_for_error(r.container,
+                                  "the hook ran past its deadline of " + std::to_string(config.deadline_ms) +
+                                      " ms (a blocked driver or cgroup file?)",
+                                  on_error);
+    LogRecord t = r;
+    t.level = v.level;
+    t.action = v.action;
+    t.msg = v.message;
+    t.duration_us = config.deadline_ms * 1000LL;
+    std::string line = config.log.format == LogFormat::json ? format_json(t, "-", ::getpid()) : format_text(t, "-", ::getpid());
+    watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line, v.stderr_line,
+                 v.exit_code);
+  };
+
+  if (!config_error.empty()) return finish(verdict_for_error(rec.container, config_error, on_error));
+  std::string input;
+  try {
+    input = read_all_stdin(kMaxStateBytes, Deadline(std::chrono::milliseconds(config.deadline_ms)));
+  } catch (const Error& e) {
+    return finish(verdict_for_error(rec.container, e.what(), on_error));
+  }
+
+  if (!config.next_hook.empty()) {
+    // Only here is the state parsed before the sandbox: the next hook needs everything, so the
+    // sandbox must wait for it anyway.
+    rec.container = container_id_or_dash(input);
+    NextHookResult r = run_next_hook(config.next_hook, next_hook_args, input, config.chain_timeout_ms);
+    if (!r.error.empty() || r.timed_out || r.exit_code != 0)
+      return finish(verdict_for_next_hook(
+          rec.container, {config.next_hook, r.error, r.timed_out, r.exit_code, config.chain_timeout_ms}));
+  }
+
+  // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
+  // and the chained hook, which needs everything, has run. The rest parses hostile text.
+  sandbox_note = enter_hook_sandbox();
+  Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
+  arm_watchdog_for(rec);
+
+  try {
+    oci::State state = oci::parse_state(input);
+    rec.container = state.id;
+    arm_watchdog_for(rec);  // now its lines name the container
+    if (state.bundle.empty() || state.bundle.front() != '/')
+      fail("bundle path '" + state.bundle.substr(0, 200) + "' is not absolute");
+    ContainerProcess process(state.pid, fs.is_real_root());
+    Evaluation ev = evaluate(fs, config, read_bundle_spec(fs, state.bundle), state.pid);
+    process.confirm_alive();
+    rec.gpus = ev.gpu_list();
+    rec.required = ev.decision.required.to_display();
+    if (ev.location) {
+      rec.cgroup = ev.location->path;
+      rec.mems_before = rec.mems_after = ev.mems.effective.to_display();
+    }
+    if (ev.decision.action != Action::patch) return finish(verdict_for_decision(state.id, ev.decision));
+
+    PatchOutcome out = apply_patch(CpusetTree(fs, *ev.location), ev.location->path, ev.decision.to_add,
+                                   fs.resolve(config.lock_path), deadline);
+    if (out.ok) rec.mems_after = out.effective_after.to_display();
+    return finish(verdict_for_patch(state.id, ev.decision, out, rec.gpus, ev.location->path, on_error));
+  } catch (const Error& e) {
+    return finish(verdict_for_error(rec.container, e.what(), on_error));
+  } catch (const std::exception& e) {
+    return finish(verdict_for_error(rec.container, std::string("unexpected: ") + e.what(), on_error));
+  }
+}
+
+}  // namespace gnh

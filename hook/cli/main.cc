@@ -1,0 +1,102 @@
+// gpu-numa-hook: command line. Every subcommand is a function in commands.h; nothing escapes main.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/exit_code.h"
+#include "cli/commands.h"
+
+namespace {
+
+bool is_hook_stage(std::string_view a) { return a == "prestart" || a == "createRuntime"; }
+
+// Hook mode runs on every container start, always with one argv shape: `[--host-root DIR]
+// [--config FILE] prestart|createRuntime` (each option at most once, "--opt VALUE" or
+// "--opt=VALUE"). That shape is read here without building the CLI11 app (0.27 M instructions, ~9%
+// of a start: docs/BENCHMARKS.md). Anything else (help, a duplicate, an empty or dash-led value,
+// another subcommand) goes to CLI11 as before.
+std::optional<int> run_hook_without_cli11(int argc, char** argv) {
+  if (argc < 2 || !is_hook_stage(argv[argc - 1])) return std::nullopt;
+  gnh::GlobalOptions opts;
+  for (int i = 1; i < argc - 1; ++i) {
+    std::string_view value;
+    // argc - 1: an option's value is never the stage itself.
+    const gnh::GlobalOptionSpec* spec = gnh::match_global_option(argc - 1, argv, &i, &value);
+    if (!spec || opts.*spec->field || value.empty() || value.front() == '-') return std::nullopt;
+    opts.*spec->field = std::string(value);
+  }
+  return gnh::run_hook(opts, argv[argc - 1], gnh::args_without_global_options(argc, argv));
+}
+
+// Set once we know this run is hook mode: only there may an unexpected failure exit 0.
+bool g_hook_mode = false;
+
+int run(int argc, char** argv) {
+  g_hook_mode = argc >= 2 && is_hook_stage(argv[argc - 1]);
+  if (auto code = run_hook_without_cli11(argc, argv)) return *code;
+  CLI::App app{"gpu-numa-hook: keeps GPU containers' cpuset.mems in step with their GPUs' NUMA nodes.\n"
+               "As an OCI prestart/createRuntime hook it reads the container state on stdin."};
+  app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION);
+  gnh::GlobalOptions opts;
+  for (const auto& spec : gnh::global_option_specs())
+    app.add_option(std::string(spec.name), opts.*spec.field, std::string(spec.help))->type_name(std::string(spec.value_name));
+  app.require_subcommand(1, 1);
+
+  auto* prestart = app.add_subcommand("prestart", "Hook mode for the prestart stage (OCI state on stdin)");
+  auto* create_runtime = app.add_subcommand("createRuntime", "Hook mode for the createRuntime stage (OCI state on stdin)");
+
+  std::string bundle;
+  int pid = 0;
+  bool json = false;
+  auto* explain = app.add_subcommand("explain", "Show the hook's decision for a bundle without writing anything");
+  explain->add_option("--bundle", bundle, "Bundle directory holding config.json")->required()->type_name("DIR");
+  explain->add_option("--pid", pid, "Pid of the running container (else its cgroup is predicted from linux.cgroupsPath)");
+  explain->add_flag("--json", json, "One JSON object");
+
+  bool topo_json = false;
+  auto* topology = app.add_subcommand("topology", "Show the GPUs the driver reports and their NUMA nodes");
+  topology->add_flag("--json", topo_json, "One JSON object");
+
+  gnh::CheckOptions check_opts;
+  auto* check = app.add_subcommand("check", "Walk the whole cpuset hierarchy for cgroups lacking memory nodes (exit 1 when found)");
+  check->add_flag("--fix", check_opts.fix, "Widen stale cgroups top-down under the hook's lock (never removes a node)");
+  check->add_flag("--fix-if-configured", check_opts.fix_if_configured, "Fix only when the config sets [check] fix = true");
+  check->add_flag("--json", check_opts.json, "One JSON object");
+  check->add_option("--prometheus", check_opts.prometheus_file, "Also write node_exporter textfile metrics to FILE (atomically)")
+      ->type_name("FILE");
+
+  double wait_timeout = 300;
+  auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
+  wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : gnh::as_int(gnh::ExitCode::error);
+  }
+  if (*prestart) return gnh::run_hook(opts, "prestart", gnh::args_without_global_options(argc, argv));
+  if (*create_runtime) return gnh::run_hook(opts, "createRuntime", gnh::args_without_global_options(argc, argv));
+  if (*explain) return gnh::run_explain(opts, bundle, pid, json);
+  if (*topology) return gnh::run_topology(opts, topo_json);
+  if (*check) return gnh::run_check(opts, check_opts);
+  if (*wait) return gnh::run_wait(opts, wait_timeout);
+  return gnh::as_int(gnh::ExitCode::error);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu-numa-hook: error: unexpected: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "gpu-numa-hook: error: unexpected failure\n");
+  }
+  // Hook mode's on-error=allow: a hook that fails in an unknown way lets the container start (its
+  // own run_hook already maps every known failure through the policy). Every tool reports it.
+  return g_hook_mode ? 0 : gnh::as_int(gnh::ExitCode::error);
+}

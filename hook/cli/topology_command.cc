@@ -1,0 +1,27 @@
+// `topology`: the GPUs the driver reports and their NUMA nodes.
+#include <cstdio>
+
+#include "base/exit_code.h"
+#include "cli/commands.h"
+#include "host/config_loader.h"
+#include "host/driver_reader.h"
+#include "report/report.h"
+
+namespace gnh {
+
+int run_topology(const GlobalOptions& opts, bool json) {
+  try {
+    HostFs fs(opts.host_root.value_or("/"));
+    Config config = load_config(fs, opts.config_path);
+    Inventory inv = read_inventory(fs, config.overrides);
+    NodeSet nodes = read_memory_nodes(fs);
+    std::string out = json ? topology_json(inv, nodes) + "\n" : topology_text(inv, nodes);
+    std::fputs(out.c_str(), stdout);
+    return as_int(ExitCode::ok);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu-numa-hook: %s\n", e.what());
+    return as_int(ExitCode::error);
+  }
+}
+
+}  // namespace gnh

@@ -1,0 +1,76 @@
+// `wait`: blocks a container service's start until the GPU memory nodes are online and in the
+// root cpuset, so no container is created under a cpuset that lacks them (systemd ExecStartPre).
+#include <chrono>
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+#include "base/error.h"
+#include "base/exit_code.h"
+#include "check/readiness.h"
+#include "cli/commands.h"
+#include "host/cgroup_locator.h"
+#include "host/config_loader.h"
+#include "host/cpuset_tree.h"
+#include "host/driver_reader.h"
+
+namespace gnh {
+
+namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(250);
+constexpr auto kProgressInterval = std::chrono::seconds(5);
+
+Readiness poll(const HostFs& fs, const Config& config) {
+  Inventory inv = read_inventory(fs, config.overrides);
+  // Located on every poll: early in boot the cgroup mounts may still be appearing.
+  CpusetLocation loc = locate_cpuset_hierarchy(fs);
+  CpusetTree tree(fs, loc);
+  return assess_readiness(inv, {read_memory_nodes(fs), tree.root_mems(), read_possible_nodes(fs)});
+}
+
+}  // namespace
+
+int run_wait(const GlobalOptions& opts, double timeout_seconds) {
+  using Clock = std::chrono::steady_clock;
+  try {
+    HostFs fs(opts.host_root.value_or("/"));
+    Config config = load_config(fs, opts.config_path);
+    auto start = Clock::now();
+    auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+    auto next_progress = start;
+    while (true) {
+      Readiness r = poll(fs, config);
+      if (r.ready()) {
+        std::printf("gpu-numa-hook: wait: ready: %s\n", readiness_line(r).c_str());
+        return as_int(ExitCode::ok);
+      }
+      if (r.never()) {
+        std::fprintf(stderr, "gpu-numa-hook: wait: not waiting: %s\n", readiness_line(r).c_str());
+        return as_int(ExitCode::problems);
+      }
+      auto now = Clock::now();
+      if (now >= end) {
+        std::fprintf(stderr, "gpu-numa-hook: wait: timed out after %.0f s: %s\n", timeout_seconds,
+                     readiness_line(r).c_str());
+        return as_int(ExitCode::problems);
+      }
+      if (now >= next_progress) {
+        std::printf("gpu-numa-hook: wait: %s\n", readiness_line(r).c_str());
+        std::fflush(stdout);
+        next_progress = now + kProgressInterval;
+      }
+      std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, end - now));
+    }
+  } catch (const Error& f) {
+    std::fprintf(stderr, "gpu-numa-hook: wait: %s\n", f.what());
+    return as_int(ExitCode::error);
+  } catch (const std::exception& e) {
+    // A broken wait must not look ready.
+    std::fprintf(stderr, "gpu-numa-hook: wait: unexpected: %s\n", e.what());
+    return as_int(ExitCode::error);
+  }
+}
+
+}  // namespace gnh

@@ -1,0 +1,16 @@
+// Small text helpers every parser of driver, kernel and OCI text shares.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gnh {
+
+// Without leading and trailing blanks (space, tab, CR, LF).
+std::string_view trim(std::string_view s);
+
+// Text from a container's creator (ids, paths, JSON strings) made safe to print on one line:
+// newlines and tabs become spaces, other control bytes "\xNN".
+std::string one_line(std::string_view s);
+
+}  // namespace gnh

@@ -1,0 +1,16 @@
+#include "cgroup/patch_plan.h"
+
+namespace gnh {
+
+std::vector<PatchStep> plan_patch(CgroupVersion version, const std::vector<CgroupMemsSnapshot>& top_down,
+                                  const NodeSet& add) {
+  std::vector<PatchStep> steps;
+  for (const auto& c : top_down) {
+    if (add.is_subset_of(c.configured)) continue;
+    if (version == CgroupVersion::v2 && (!c.has_files || c.configured.empty())) continue;
+    steps.push_back({c.path, c.configured, c.configured | add});
+  }
+  return steps;
+}
+
+}  // namespace gnh

@@ -1,0 +1,159 @@
+#include "check/check_report.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace gnh {
+
+namespace {
+
+using nlohmann::json;
+
+std::string pad(std::string s, size_t w) {
+  if (s.size() < w) s.resize(w, ' ');
+  return s + "  ";
+}
+
+std::string tasks_text(long n) { return n < 0 ? "?" : std::to_string(n); }
+
+// One table of cgroups: the columns are sized from the rows so long Kubernetes paths stay readable;
+// `last` is an optional extra column (the GPU table's STALE).
+struct Row {
+  std::string path, mems, missing, tasks, last;
+};
+
+std::string cgroup_table(const std::vector<Row>& rows, const std::string& last_header) {
+  size_t wp = 6, wm = 4, wx = 7, wt = 5;
+  for (const auto& r : rows) {
+    wp = std::max(wp, r.path.size());
+    wm = std::max(wm, r.mems.size());
+    wx = std::max(wx, r.missing.size());
+  }
+  auto line = [&](const Row& r) {
+    std::string l = "  " + pad(r.path, wp) + pad(r.mems, wm) + pad(r.missing, wx);
+    return (last_header.empty() ? l + r.tasks : l + pad(r.tasks, wt) + r.last) + "\n";
+  };
+  std::string out = line({"CGROUP", "MEMS", "MISSING", "TASKS", last_header});
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+std::string stale_table(const CheckResult& r, const CheckFindings& f) {
+  std::vector<Row> rows;
+  for (const auto& s : f.stale)
+    rows.push_back({s.path, s.mems.to_display(), s.missing.to_string(), tasks_text(r.tasks_of(s.path)), ""});
+  return cgroup_table(rows, "");
+}
+
+std::string gpu_table(const CheckResult& r, const CheckFindings& f) {
+  std::vector<Row> rows;
+  for (const auto& g : f.missing_gpu_node)
+    rows.push_back({g.path, g.mems.to_display(), g.missing.to_string(), tasks_text(r.tasks_of(g.path)),
+                    g.stale ? "yes" : "no (narrowed on purpose?)"});
+  return cgroup_table(rows, "STALE");
+}
+
+std::string problems_text(const CheckResult& r, const CheckFindings& f) {
+  std::string s;
+  s += "stale cgroups (lacking nodes their parent has): " + std::to_string(f.stale.size()) + "\n";
+  if (!f.stale.empty()) s += stale_table(r, f);
+  s += "cgroups lacking a GPU memory node (" + f.gpu_online.to_display() + "): " +
+       std::to_string(f.missing_gpu_node.size()) + "\n";
+  if (!f.missing_gpu_node.empty()) s += gpu_table(r, f);
+  s += "GPU memory nodes not online: " + std::to_string(f.gpu_offline.size()) + "\n";
+  for (const auto& g : f.gpu_offline)
+    s += "  node " + std::to_string(g.node) + "  " + g.gpu + " (" + g.bus_id + ")  " + g.why + "\n";
+  s += "online nodes missing from the root cpuset: " + f.root_missing.to_display() + "\n";
+  return s;
+}
+
+json stale_json(const CheckResult& r, const CheckFindings& f) {
+  json a = json::array();
+  for (const auto& s : f.stale)
+    a.push_back({{"path", s.path}, {"mems", s.mems.to_string()}, {"missing", s.missing.to_string()},
+                 {"expected", s.expected.to_string()}, {"tasks", r.tasks_of(s.path)}});
+  return a;
+}
+
+json gpu_json(const CheckResult& r, const CheckFindings& f) {
+  json a = json::array();
+  for (const auto& g : f.missing_gpu_node)
+    a.push_back({{"path", g.path}, {"mems", g.mems.to_string()}, {"missing", g.missing.to_string()},
+                 {"stale", g.stale}, {"tasks", r.tasks_of(g.path)}});
+  return a;
+}
+
+json offline_json(const CheckFindings& f) {
+  json a = json::array();
+  for (const auto& g : f.gpu_offline)
+    a.push_back({{"gpu", g.gpu}, {"bus_id", g.bus_id}, {"node", g.node}, {"status", g.status},
+                 {"state", to_string(g.state)}});
+  return a;
+}
+
+json findings_json(const CheckResult& r, const CheckFindings& f) {
+  return {{"cgroups", f.cgroups},
+          {"root_mems", f.root_mems.to_string()},
+          {"host_memory_nodes", f.host_memory.to_string()},
+          {"gpu_memory_nodes_online", f.gpu_online.to_string()},
+          {"stale_cgroups", stale_json(r, f)},
+          {"cgroups_missing_gpu_node", gpu_json(r, f)},
+          {"gpu_memory_nodes_offline", offline_json(f)},
+          {"root_missing_nodes", f.root_missing.to_string()},
+          {"problems", f.problems()}};
+}
+
+}  // namespace
+
+std::string check_text(const CheckResult& r) {
+  const CheckFindings& f = r.found;
+  std::string s = "cpuset hierarchy: " + std::string(to_string(f.version)) + " at " + f.mount_point + ", " +
+                  std::to_string(f.cgroups) + " cgroups\n";
+  s += "host memory nodes: " + f.host_memory.to_display() + "   root cpuset.mems: " + f.root_mems.to_display() +
+       "   GPU memory nodes online: " + f.gpu_online.to_display() + "\n";
+  s += problems_text(r, f);
+  if (r.fix) {
+    s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
+    if (r.fix->removed()) s += ", " + std::to_string(r.fix->removed()) + " skipped (removed while check ran)";
+    s += "\n";
+    if (!r.fix->error.empty()) s += "  not run: " + r.fix->error + "\n";
+    for (const auto& x : r.fix->results) {
+      if (!x.error.empty()) s += "  FAILED " + x.path + ": " + x.error + "\n";
+      else if (x.removed) s += "  skipped " + x.path + ": removed while check ran (a container exited)\n";
+      else if (x.written) s += "  " + x.path + "  " + x.before.to_display() + " -> " + x.after.to_display() + "\n";
+      else s += "  " + x.path + "  " + x.before.to_display() + " (already fixed or gone)\n";
+    }
+  }
+  if (r.after) {
+    s += "after the fix:\n";
+    s += problems_text(r, *r.after);
+  }
+  size_t left = r.left().problems();
+  if (r.exit_code() == 0)
+    s += r.fix ? "result: fixed\n" : "result: clean\n";
+  else
+    s += "result: " + std::to_string(left) + " problems" +
+         (r.fix || r.left().stale.empty() ? "\n" : "; 'gpu-numa-hook check --fix' widens the stale cgroups\n");
+  return s;
+}
+
+std::string check_json(const CheckResult& r) {
+  json j = findings_json(r, r.found);
+  j["cgroup_version"] = to_string(r.found.version);
+  j["mount_point"] = r.found.mount_point;
+  if (r.fix) {
+    json results = json::array();
+    for (const auto& x : r.fix->results)
+      results.push_back({{"path", x.path}, {"before", x.before.to_string()}, {"after", x.after.to_string()},
+                         {"written", x.written}, {"removed", x.removed}, {"error", x.error.empty() ? json(nullptr) : json(x.error)}});
+    j["fix"] = {{"results", results}, {"fixed", r.fix->fixed()}, {"failed", r.fix->failed()}, {"removed", r.fix->removed()},
+                {"error", r.fix->error.empty() ? json(nullptr) : json(r.fix->error)}};
+  } else {
+    j["fix"] = nullptr;
+  }
+  j["after_fix"] = r.after ? findings_json(r, *r.after) : json(nullptr);
+  j["exit_code"] = r.exit_code();
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace gnh

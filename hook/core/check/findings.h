@@ -1,0 +1,81 @@
+// What `check` finds wrong with a cpuset hierarchy, and the fix it plans. Pure: a snapshot and the
+// host's nodes in, findings out, so every rule is unit-tested without a host.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check/cpuset_snapshot.h"
+#include "gpu/gpu.h"
+#include "gpu/memory_state.h"
+#include "base/node_set.h"
+#include "cgroup/patch_plan.h"
+
+namespace gnh {
+
+// A GPU memory node no container can have yet (gpu/memory_state.h: offline, not_in_kernel,
+// impossible_node). One missing from the root cpuset is reported as root_missing instead.
+struct OfflineGpuNode {
+  std::string gpu;     // "/dev/nvidia3"
+  std::string bus_id;
+  int node = -1;
+  std::string status;  // numa_status Status: "offline", "online_in_progress", ...
+  GpuMemoryState state = GpuMemoryState::offline;
+  std::string why;     // for the operator: the status, or what else keeps the node unusable
+};
+
+struct HostNodes {
+  NodeSet memory;      // online memory nodes (has_memory)
+  // Nodes that can come online after boot and so be missing from old cpusets: memory nodes
+  // without CPUs (GPU memory, CXL). A cgroup lacking any other node was narrowed on purpose
+  // (--cpuset-mems, a NUMA pin) and is left alone. All memory nodes when has_cpu is unknown.
+  NodeSet late;
+  NodeSet gpu_online;  // GPU memory nodes whose numa_status is online
+  std::vector<OfflineGpuNode> gpu_offline;
+};
+
+// cpu_nodes is has_cpu, nullptr when the kernel does not say (then every memory node counts as late);
+// possible is every node the kernel can have (empty: unknown).
+HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const NodeSet* cpu_nodes,
+                          const NodeSet& possible = NodeSet());
+
+struct StaleCgroup {
+  std::string path;
+  NodeSet mems;      // cpuset.mems now
+  NodeSet expected;  // mems | missing: what the fix writes
+  NodeSet missing;   // nodes its parent chain has (or will have once fixed) that it lacks
+};
+
+struct GpuNodeGap {
+  std::string path;
+  NodeSet mems;
+  NodeSet missing;     // online GPU memory nodes it lacks
+  bool stale = false;  // also in the stale list: the fix adds what its parents have
+};
+
+struct CheckFindings {
+  CgroupVersion version = CgroupVersion::v1;
+  std::string mount_point;
+  size_t cgroups = 0;        // walked, root included
+  NodeSet root_mems;
+  NodeSet host_memory;
+  NodeSet gpu_online;
+  std::vector<StaleCgroup> stale;          // top-down: parents before children
+  std::vector<GpuNodeGap> missing_gpu_node;
+  std::vector<OfflineGpuNode> gpu_offline;
+  NodeSet root_missing;                    // online memory nodes the root cpuset lacks
+
+  // Stale cgroups, offline GPU nodes and nodes missing from the root: each makes `check` exit 1.
+  // A gap in a deliberately narrowed cgroup alone is reported but is not a problem.
+  size_t problems() const { return stale.size() + gpu_offline.size() + root_missing.size(); }
+};
+
+// v1: a child is compared with what its parent has once the parent is fixed (the kernel adds
+// late nodes to the root only). v2: only cgroups with an explicit, non-empty cpuset.mems are
+// compared, with their parent's effective mems; empty ones inherit and cannot be stale.
+CheckFindings find_problems(const CpusetSnapshot& snap, const HostNodes& nodes);
+
+// The writes that fix every stale cgroup, parents first; each only adds nodes.
+std::vector<PatchStep> plan_check_fix(const CheckFindings& findings);
+
+}  // namespace gnh

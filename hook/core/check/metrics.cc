@@ -1,0 +1,30 @@
+#include "check/metrics.h"
+
+namespace gnh {
+
+std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds) {
+  std::vector<Metric> m;
+  m.push_back({"gpu_numa_hook_check_success", "1 when the last check ran to the end, 0 when it failed", "gauge",
+               r ? 1.0 : 0.0});
+  m.push_back({"gpu_numa_hook_check_last_run_timestamp_seconds", "Unix time of the last check", "gauge", now_seconds});
+  if (!r) return m;
+  const CheckFindings& left = r->left();
+  auto n = [](size_t v) { return static_cast<double>(v); };
+  m.push_back({"gpu_numa_hook_cgroups_checked", "Cgroups walked in the cpuset hierarchy, root included", "gauge",
+               n(left.cgroups)});
+  m.push_back({"gpu_numa_hook_stale_cgroups", "Cgroups lacking memory nodes their parent has (after any fix)", "gauge",
+               n(left.stale.size())});
+  m.push_back({"gpu_numa_hook_cgroups_missing_gpu_node", "Cgroups lacking an online GPU memory node (after any fix)",
+               "gauge", n(left.missing_gpu_node.size())});
+  m.push_back({"gpu_numa_hook_gpu_memory_nodes_offline", "GPU memory nodes whose numa_status is not online", "gauge",
+               n(left.gpu_offline.size())});
+  m.push_back({"gpu_numa_hook_root_missing_nodes", "Online memory nodes missing from the root cpuset", "gauge",
+               n(left.root_missing.size())});
+  m.push_back({"gpu_numa_hook_check_fixed_cgroups", "Cgroups the last check widened (0 without --fix)", "gauge",
+               n(r->fix ? r->fix->fixed() : 0)});
+  m.push_back({"gpu_numa_hook_check_fix_failures", "Cgroups the last check failed to widen", "gauge",
+               n(r->fix ? r->fix->failed() : 0)});
+  return m;
+}
+
+}  // namespace gnh

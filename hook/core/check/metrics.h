@@ -1,0 +1,16 @@
+// The metrics one `check` run exports for node_exporter's textfile collector (names in
+// docs/CHECK.md). Pure.
+#pragma once
+
+#include <vector>
+
+#include "check/result.h"
+#include "report/prometheus_text.h"
+
+namespace gnh {
+
+// r == nullptr: the check itself failed; only the success flag (0) and the timestamp are exported,
+// so an alert can tell "no problems" from "no answer".
+std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds);
+
+}  // namespace gnh

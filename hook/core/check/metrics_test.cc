@@ -1,0 +1,48 @@
+#include "check/metrics.h"
+
+#include <doctest/doctest.h>
+
+using namespace gnh;
+
+namespace {
+double value(const std::vector<Metric>& m, const std::string& name) {
+  for (const auto& x : m)
+    if (x.name == name) return x.value;
+  FAIL("no metric " << name);
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("metrics count what is left after a fix, and what the fix did") {
+  CheckResult r;
+  r.found.cgroups = 7;
+  r.found.stale = {{"/docker", NodeSet::of({0}), NodeSet::of({0, 1}), NodeSet::of({1})}};
+  r.found.missing_gpu_node = {{"/docker", NodeSet::of({0}), NodeSet::of({1}), true}};
+  auto before = check_metrics(&r, 1763700000);
+  CHECK(value(before, "gpu_numa_hook_stale_cgroups") == 1);
+  CHECK(value(before, "gpu_numa_hook_cgroups_missing_gpu_node") == 1);
+  CHECK(value(before, "gpu_numa_hook_check_fixed_cgroups") == 0);
+  CHECK(value(before, "gpu_numa_hook_check_success") == 1);
+  CHECK(value(before, "gpu_numa_hook_check_last_run_timestamp_seconds") == 1763700000);
+  CHECK(r.exit_code() == 1);
+
+  r.fix = FixOutcome{{{"/docker", NodeSet::of({0}), NodeSet::of({0, 1}), true, ""}}, ""};
+  r.after = CheckFindings{};
+  r.after->cgroups = 7;
+  auto after = check_metrics(&r, 1763700000);
+  CHECK(value(after, "gpu_numa_hook_stale_cgroups") == 0);
+  CHECK(value(after, "gpu_numa_hook_cgroups_missing_gpu_node") == 0);
+  CHECK(value(after, "gpu_numa_hook_check_fixed_cgroups") == 1);
+  CHECK(value(after, "gpu_numa_hook_cgroups_checked") == 7);
+  CHECK(r.exit_code() == 0);
+
+  r.fix->results[0].error = "cannot write";
+  CHECK(r.exit_code() == 1);
+}
+
+TEST_CASE("a failed check exports only success=0 and the timestamp") {
+  auto m = check_metrics(nullptr, 5);
+  REQUIRE(m.size() == 2);
+  CHECK(value(m, "gpu_numa_hook_check_success") == 0);
+  CHECK(value(m, "gpu_numa_hook_check_last_run_timestamp_seconds") == 5);
+}

@@ -1,0 +1,48 @@
+#include "check/readiness.h"
+
+#include <algorithm>
+
+namespace gnh {
+
+namespace {
+std::string pending_why(const Gpu& g, GpuMemoryState s) {
+  switch (s) {
+    case GpuMemoryState::offline: return "numa_status " + g.memory_status.value_or("unknown");
+    case GpuMemoryState::not_in_kernel: return "not in has_memory";
+    case GpuMemoryState::not_in_root: return "not in the root cpuset";
+    case GpuMemoryState::impossible_node: return "not a NUMA node of this host, it never will be";
+    default: return to_string(s);
+  }
+}
+}  // namespace
+
+bool Readiness::never() const {
+  return std::any_of(pending.begin(), pending.end(),
+                     [](const PendingGpuNode& p) { return p.state == GpuMemoryState::impossible_node; });
+}
+
+Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host) {
+  Readiness r;
+  for (const auto& g : inv.gpus) {
+    GpuMemoryState s = classify_gpu_memory(g, host);
+    if (!needs_memory_node(s)) continue;  // not a coherent GPU, or its memory disabled: nothing to wait for
+    ++r.gpu_nodes;
+    if (s != GpuMemoryState::usable) r.pending.push_back({g.device_path(), *g.memory_node, s, pending_why(g, s)});
+  }
+  return r;
+}
+
+std::string readiness_line(const Readiness& r) {
+  if (r.gpu_nodes == 0) return "no GPU memory NUMA nodes reported by the driver";
+  std::string s = std::to_string(r.gpu_nodes - r.pending.size()) + " of " + std::to_string(r.gpu_nodes) +
+                  " GPU memory nodes ready";
+  if (r.pending.empty()) return s;
+  s += r.never() ? "; never ready:" : "; waiting for";
+  for (size_t i = 0; i < r.pending.size(); ++i) {
+    const auto& p = r.pending[i];
+    s += (i ? ", " : " ") + std::to_string(p.node) + " (" + p.gpu + ": " + p.why + ")";
+  }
+  return s;
+}
+
+}  // namespace gnh

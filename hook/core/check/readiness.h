@@ -1,0 +1,34 @@
+// Whether the GPU memory the driver reports is usable by new containers, for `wait`: every GPU's
+// memory state (gpu/memory_state.h) ready. Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpu/gpu.h"
+#include "gpu/memory_state.h"
+
+namespace gnh {
+
+struct PendingGpuNode {
+  std::string gpu;  // "/dev/nvidia3"
+  int node = -1;
+  GpuMemoryState state = GpuMemoryState::offline;
+  std::string why;  // "numa_status online_in_progress", "not in has_memory", "not in the root cpuset"
+};
+
+struct Readiness {
+  size_t gpu_nodes = 0;                 // GPUs whose memory a container needs as a node
+  std::vector<PendingGpuNode> pending;  // the ones not usable yet, in inventory order
+
+  bool ready() const { return pending.empty(); }
+  // A pending node that can never become ready (impossible_node): waiting is pointless.
+  bool never() const;
+};
+
+Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host);
+
+// One progress line: "3 of 4 GPU memory nodes ready; waiting for 252 (/dev/nvidia3: numa_status offline)"
+std::string readiness_line(const Readiness& r);
+
+}  // namespace gnh

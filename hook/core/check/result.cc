@@ -1,0 +1,15 @@
+#include "check/result.h"
+
+namespace gnh {
+
+long CheckResult::tasks_of(const std::string& path) const {
+  auto it = tasks.find(path);
+  return it == tasks.end() ? -1 : it->second;
+}
+
+int CheckResult::exit_code() const {
+  if (fix && (!fix->error.empty() || fix->failed() > 0)) return 1;
+  return left().problems() == 0 ? 0 : 1;
+}
+
+}  // namespace gnh

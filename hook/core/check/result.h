@@ -1,0 +1,25 @@
+// One `check` run: what was found, what --fix did, what is left. Pure data plus the exit rule.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "check/findings.h"
+#include "check/fix_outcome.h"
+
+namespace gnh {
+
+struct CheckResult {
+  CheckFindings found;                  // before any fix
+  std::optional<FixOutcome> fix;        // set when a fix ran (there was something to fix)
+  std::optional<CheckFindings> after;   // the hierarchy walked again after the fix
+  std::map<std::string, long> tasks;    // task counts of the cgroups reported; -1 unreadable
+
+  const CheckFindings& left() const { return after ? *after : found; }
+  long tasks_of(const std::string& path) const;
+  // 0: nothing wrong (or everything fixed); 1: problems left. (2, the check failing, is main's.)
+  int exit_code() const;
+};
+
+}  // namespace gnh

@@ -1,0 +1,177 @@
+#include "config/config.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <set>
+#include <toml++/toml.h>
+
+#include "config/config_text_guard.h"
+#include "base/error.h"
+
+namespace gnh {
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void error(const std::string& key, const std::string& what) const {
+    fail("config " + file_ + ": " + key + ": " + what);
+  }
+
+  void only_keys(const toml::table& t, const std::string& prefix, std::set<std::string> allowed) const {
+    for (auto&& [k, v] : t) {
+      std::string key(k.str());
+      if (!allowed.count(key)) {
+        std::string list;
+        for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        error(prefix + key, "unknown key (allowed here: " + list + ")");
+      }
+    }
+  }
+
+  const toml::table* table(const toml::table& t, const char* key, const std::string& prefix) const {
+    const toml::node* n = t.get(key);
+    if (!n) return nullptr;
+    if (!n->is_table()) error(prefix + key, "must be a table");
+    return n->as_table();
+  }
+
+  std::optional<std::string> str(const toml::table& t, const char* key, const std::string& prefix) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) error(prefix + key, "must be a string");
+    return n->as_string()->get();
+  }
+
+  std::optional<bool> boolean(const toml::table& t, const char* key, const std::string& prefix) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_boolean()) error(prefix + key, "must be true or false");
+    return n->as_boolean()->get();
+  }
+
+  std::optional<long long> integer(const toml::table& t, const char* key, const std::string& prefix,
+                                   long long lo, long long hi) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_integer()) error(prefix + key, "must be an integer");
+    long long v = n->as_integer()->get();
+    if (v < lo || v > hi) error(prefix + key, std::to_string(v) + " is out of range " + std::to_string(lo) + "-" + std::to_string(hi));
+    return v;
+  }
+
+  template <typename E>
+  void choice(const toml::table& t, const char* key, const std::string& prefix, E* out,
+              std::optional<E> (*from)(std::string_view), const char* allowed) const {
+    auto s = str(t, key, prefix);
+    if (!s) return;
+    auto v = from(*s);
+    if (!v) error(prefix + key, "'" + *s + "' is not one of " + allowed);
+    *out = *v;
+  }
+
+ private:
+  std::string file_;
+};
+
+std::optional<LogFormat> log_format_from(std::string_view s) {
+  if (s == "text") return LogFormat::text;
+  if (s == "json") return LogFormat::json;
+  return std::nullopt;
+}
+
+std::optional<std::string> log_level_from(std::string_view s) {
+  for (const char* l : {"trace", "debug", "info", "warn", "error", "off"})
+    if (s == l) return std::string(l);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Config parse_config(std::string_view text, const std::string& file_name) {
+  Reader r(file_name);
+  toml::table root;
+  check_config_text(text, file_name);  // before toml++ sees it: config_text_guard.h says why
+  try {
+    root = toml::parse(text, file_name);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    fail("config " + file_name + ": line " + std::to_string(where.line) + ", column " +
+         std::to_string(where.column) + ": " + std::string(e.description()));
+  }
+  Config c;
+  c.source = file_name;
+  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check"});
+
+  if (auto* p = r.table(root, "policy", "")) {
+    r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms"});
+    r.choice(*p, "missing-node", "policy.", &c.policy.missing_node, missing_node_policy_from, "patch, refuse, warn");
+    r.choice(*p, "gpu-affinity", "policy.", &c.policy.gpu_affinity, affinity_policy_from, "ignore, warn, patch, refuse");
+    r.choice(*p, "explicit-mems", "policy.", &c.policy.explicit_mems, explicit_mems_policy_from, "respect, widen");
+    r.choice(*p, "on-error", "policy.", &c.policy.on_error, on_error_policy_from, "allow, refuse");
+    if (auto v = r.integer(*p, "deadline-ms", "policy.", 100, 600000)) c.deadline_ms = static_cast<int>(*v);
+  }
+  if (auto* l = r.table(root, "log", "")) {
+    r.only_keys(*l, "log.", {"file", "level", "format", "syslog"});
+    if (auto v = r.str(*l, "file", "log.")) {
+      if (!v->empty() && v->front() != '/') r.error("log.file", "'" + *v + "' must be an absolute path or \"\"");
+      c.log.file = *v;
+    }
+    if (auto v = r.str(*l, "level", "log.")) {
+      auto lv = log_level_from(*v);
+      if (!lv) r.error("log.level", "'" + *v + "' is not one of trace, debug, info, warn, error, off");
+      c.log.level = *lv;
+    }
+    r.choice(*l, "format", "log.", &c.log.format, log_format_from, "text, json");
+    if (auto v = r.boolean(*l, "syslog", "log.")) c.log.syslog = *v;
+  }
+  if (auto* l = r.table(root, "lock", "")) {
+    r.only_keys(*l, "lock.", {"path"});
+    if (auto v = r.str(*l, "path", "lock.")) {
+      if (v->empty() || v->front() != '/') r.error("lock.path", "'" + *v + "' must be an absolute path");
+      c.lock_path = *v;
+    }
+  }
+  if (auto* ch = r.table(root, "chain", "")) {
+    r.only_keys(*ch, "chain.", {"next-hook", "timeout-ms"});
+    if (auto v = r.str(*ch, "next-hook", "chain.")) {
+      if (!v->empty() && v->front() != '/') r.error("chain.next-hook", "'" + *v + "' must be an absolute path or \"\"");
+      c.next_hook = *v;
+    }
+    if (auto v = r.integer(*ch, "timeout-ms", "chain.", 100, 600000)) c.chain_timeout_ms = static_cast<int>(*v);
+  }
+  if (auto* ck = r.table(root, "check", "")) {
+    r.only_keys(*ck, "check.", {"fix"});
+    if (auto v = r.boolean(*ck, "fix", "check.")) c.check_fix = *v;
+  }
+  if (auto* topo = r.table(root, "topology", "")) {
+    r.only_keys(*topo, "topology.", {"gpu"});
+    if (const toml::node* n = topo->get("gpu")) {
+      const toml::array* arr = n->as_array();
+      if (!arr) r.error("topology.gpu", "must be an array of tables ([[topology.gpu]])");
+      for (size_t i = 0; i < arr->size(); ++i) {
+        std::string prefix = "topology.gpu[" + std::to_string(i) + "].";
+        const toml::table* g = arr->get(i)->as_table();
+        if (!g) r.error(prefix.substr(0, prefix.size() - 1), "must be a table");
+        r.only_keys(*g, prefix, {"minor", "uuid", "bus-id", "memory-node", "affinity-node"});
+        TopologyOverride o;
+        int matchers = 0;
+        if (auto v = r.integer(*g, "minor", prefix, 0, 254)) { o.minor = static_cast<unsigned>(*v); ++matchers; }
+        if (auto v = r.str(*g, "uuid", prefix)) { o.uuid = *v; ++matchers; }
+        if (auto v = r.str(*g, "bus-id", prefix)) { o.bus_id = *v; ++matchers; }
+        if (matchers != 1) r.error(prefix.substr(0, prefix.size() - 1), "needs exactly one of minor, uuid, bus-id");
+        if (auto v = r.integer(*g, "memory-node", prefix, 0, 1023)) o.memory_node = static_cast<int>(*v);
+        if (auto v = r.integer(*g, "affinity-node", prefix, 0, 1023)) o.affinity_node = static_cast<int>(*v);
+        if (!o.memory_node && !o.affinity_node)
+          r.error(prefix.substr(0, prefix.size() - 1), "sets neither memory-node nor affinity-node");
+        c.overrides.push_back(std::move(o));
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace gnh

@@ -1,0 +1,43 @@
+// The configuration file (/etc/gpu-numa-hook/config.toml). Every key, its default and allowed
+// values are documented in config/config.toml. Unknown keys and bad values are errors that name the
+// file, the key and what is allowed: a typo must not silently fall back to a default.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "decide/policy.h"
+#include "gpu/topology_override.h"
+
+namespace gnh {
+
+enum class LogFormat { text, json };
+
+struct LogConfig {
+  std::string file = "/var/log/gpu-numa-hook.log";  // "" = no file
+  std::string level = "info";  // trace, debug, info, warn, error, off
+  LogFormat format = LogFormat::text;
+  bool syslog = false;
+};
+
+struct Config {
+  Policy policy;
+  int deadline_ms = 5000;
+  LogConfig log;
+  std::string lock_path = "/run/gpu-numa-hook.lock";
+  std::string next_hook;  // chained mode when not empty
+  int chain_timeout_ms = 30000;
+  std::vector<TopologyOverride> overrides;
+  bool check_fix = false;
+  std::string source = "built-in defaults";  // where it came from, for logs
+};
+
+constexpr const char* kDefaultConfigPath = "/etc/gpu-numa-hook/config.toml";
+
+// Failure with "config <file>: ..." on any problem.
+Config parse_config(std::string_view text, const std::string& file_name);
+
+
+}  // namespace gnh

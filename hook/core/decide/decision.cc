@@ -1,0 +1,171 @@
+#include "decide/decision.h"
+
+#include "gpu/memory_state.h"
+
+namespace gnh {
+
+const char* to_string(Action a) {
+  switch (a) {
+    case Action::allow: return "allow";
+    case Action::patch: return "patch";
+    case Action::refuse: return "refuse";
+    case Action::warn: return "warn";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr const char* kFixHint =
+    "run 'gpu-numa-hook check --fix' or restart the container service after nvidia-persistenced";
+
+// The first GPU (in inventory order) whose node is in `nodes`, for naming it in a message.
+const Gpu* gpu_for_memory_node(const std::vector<Gpu>& gpus, const NodeSet& nodes) {
+  for (const auto& g : gpus)
+    if (g.memory_node && nodes.contains(*g.memory_node)) return &g;
+  return nullptr;
+}
+const Gpu* gpu_for_affinity_node(const std::vector<Gpu>& gpus, const NodeSet& nodes) {
+  for (const auto& g : gpus)
+    if (g.affinity_node && nodes.contains(*g.affinity_node)) return &g;
+  return nullptr;
+}
+
+std::string node_word(const NodeSet& s) { return s.size() == 1 ? "NUMA node " : "NUMA nodes "; }
+
+struct Refusal {
+  bool set = false;
+  std::string message;
+  void offer(std::string m) {
+    if (!set) { set = true; message = std::move(m); }
+  }
+};
+
+}  // namespace
+
+Decision decide(const DecisionInput& in) {
+  Decision d;
+  Refusal refusal;
+  std::string warning;
+  const std::string where = "cgroup " + in.cgroup + " allows only " + in.effective.to_display();
+
+  // 1. GPU memory that is not usable cannot be patched in: the container would fail on first use.
+  const HostMemoryFacts host{in.host_memory_nodes, in.root_mems, in.possible_nodes};
+  for (const auto& g : in.gpus) {
+    GpuMemoryState state = classify_gpu_memory(g, host);
+    if (!needs_memory_node(state)) continue;
+    int node = *g.memory_node;
+    d.required.add(node);
+    std::string gpu_node = "GPU " + g.label() + " memory NUMA node " + std::to_string(node);
+    switch (state) {
+      case GpuMemoryState::impossible_node:
+        // Waiting cannot help: the node will never exist. Usually a wrong override or driver mode.
+        refusal.offer(gpu_node +
+                      (g.overridden ? " (from a [[topology.gpu]] override)" : " (from the driver's numa_status)") +
+                      " is not a NUMA node of this host (possible nodes: " + in.possible_nodes.to_display() + "); " +
+                      (g.overridden ? "fix the override in the gpu-numa-hook config"
+                                    : "check the driver's coherent-memory mode (CoherentGPUMemoryMode in "
+                                      "/proc/driver/nvidia/params)"));
+        break;
+      case GpuMemoryState::not_in_kernel:
+        refusal.offer(gpu_node + " is online for the driver but not yet a memory node of the kernel (host memory nodes: " +
+                      in.host_memory_nodes.to_display() +
+                      "); its memory blocks are not online yet; wait for them ('gpu-numa-hook wait') and start "
+                      "the container again");
+        break;
+      case GpuMemoryState::offline:
+        refusal.offer(gpu_node + " is not online yet (numa_status: " + g.memory_status.value_or("unknown") +
+                      ", host memory nodes: " + in.host_memory_nodes.to_display() +
+                      "); is nvidia-persistenced still onlining it? Wait for it ('gpu-numa-hook wait') "
+                      "and start the container again");
+        break;
+      case GpuMemoryState::not_in_root:
+        refusal.offer(gpu_node + " is online but not in the root cpuset (" + in.root_mems.to_display() +
+                      "); the kernel did not add it, so no cgroup can get it; check the host's cpuset setup");
+        break;
+      case GpuMemoryState::none:
+      case GpuMemoryState::disabled:
+      case GpuMemoryState::usable:
+        break;
+    }
+  }
+
+  // 2. Required nodes the container lacks.
+  NodeSet missing_required = d.required - in.effective;
+  d.missing |= missing_required;
+  if (!missing_required.empty() && !refusal.set) {
+    const Gpu* g = gpu_for_memory_node(in.gpus, missing_required);
+    std::string needs = "GPU " + (g ? g->label() : std::string("?")) + " needs " + node_word(missing_required) +
+                        missing_required.to_string();
+    if (in.explicit_mems && !d.required.is_subset_of(*in.explicit_mems) &&
+        in.policy.explicit_mems == ExplicitMemsPolicy::respect) {
+      refusal.offer(needs + " but the container's config sets cpuset mems explicitly to " +
+                    in.explicit_mems->to_display() + " (" + where +
+                    "; policy explicit-mems=respect); add the node to the container's cpuset mems "
+                    "(--cpuset-mems) or set explicit-mems = \"widen\"");
+    } else {
+      switch (in.policy.missing_node) {
+        case MissingNodePolicy::patch:
+          d.to_add |= missing_required;
+          break;
+        case MissingNodePolicy::refuse:
+          refusal.offer(needs + " but " + where + " (policy missing-node=refuse); " + kFixHint);
+          break;
+        case MissingNodePolicy::warn:
+          if (warning.empty())
+            warning = needs + " but " + where + " (policy missing-node=warn): its first CUDA allocation will "
+                      "fail; " + kFixHint;
+          break;
+      }
+    }
+  }
+
+  // 3. Nearest nodes: a preference; never worth overriding an explicit user choice.
+  if (in.policy.gpu_affinity != AffinityPolicy::ignore) {
+    for (const auto& g : in.gpus)
+      if (g.affinity_node) d.preferred.add(*g.affinity_node);
+    NodeSet missing_pref = d.preferred - in.effective - d.to_add;
+    d.missing |= missing_pref;
+    if (!missing_pref.empty()) {
+      const Gpu* g = gpu_for_affinity_node(in.gpus, missing_pref);
+      std::string lacks = "GPU " + (g ? g->label() : std::string("?")) + " is nearest to " +
+                          node_word(missing_pref) + missing_pref.to_string() + " but " + where;
+      NodeSet unusable = missing_pref - (in.host_memory_nodes & in.root_mems);
+      bool user_chose = in.explicit_mems && in.policy.explicit_mems == ExplicitMemsPolicy::respect;
+      AffinityPolicy p = in.policy.gpu_affinity;
+      if (p == AffinityPolicy::refuse) {
+        refusal.offer(lacks + " (policy gpu-affinity=refuse); give the container that node or set "
+                      "gpu-affinity = \"warn\"");
+      } else if (p == AffinityPolicy::patch && unusable.empty() && !user_chose) {
+        d.to_add |= missing_pref;
+      } else if (warning.empty()) {
+        std::string why = p == AffinityPolicy::patch
+                              ? (unusable.empty() ? "explicit cpuset mems respected" : "node not online on this host")
+                              : "policy gpu-affinity=warn";
+        warning = lacks + " (" + why + "): GPU transfers will cross the interconnect";
+      }
+    }
+  }
+
+  if (refusal.set) {
+    d.action = Action::refuse;
+    d.to_add = NodeSet();
+    d.message = refusal.message;
+  } else if (!d.to_add.empty()) {
+    d.action = Action::patch;
+    d.message = "adding " + node_word(d.to_add) + d.to_add.to_string() + " for the container's GPUs to cgroup " +
+                in.cgroup + " (had " + in.effective.to_display() + ")";
+    if (!warning.empty()) d.message += "; also: " + warning;
+  } else if (!warning.empty()) {
+    d.action = Action::warn;
+    d.message = warning;
+  } else {
+    d.action = Action::allow;
+    d.message = d.required.empty() && d.preferred.empty()
+                    ? "the container's GPUs have no NUMA node to require"
+                    : "cgroup " + in.cgroup + " already allows " + (d.required | d.preferred).to_string();
+  }
+  return d;
+}
+
+}  // namespace gnh

@@ -1,0 +1,37 @@
+// Which GPUs a container gets, from its config.json alone, with nvidia-container-toolkit's rules:
+// linux.devices (195:N), NVIDIA_VISIBLE_DEVICES, the volume-mount form and CDI annotations.
+// Pure: a Spec and an Inventory in, GPU indices out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpu/gpu.h"
+#include "spec.h"
+
+namespace gnh {
+
+struct GpuRequest {
+  std::vector<size_t> gpus;             // indices into Inventory::gpus, sorted, unique
+  std::vector<std::string> unresolved;  // references we could not map ("GPU-..." not on this host)
+  std::vector<std::string> sources;     // where the request came from, for the log
+};
+
+// Cheap test used before reading any driver file: could this container get a GPU at all?
+// False is the fast path for ordinary containers.
+bool may_request_gpus(const oci::Spec& spec);
+
+GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inventory);
+
+// One reference as the toolkit accepts it ("0", "GPU-<uuid>", "0000:00:06.0", "MIG-<uuid>",
+// "0:1", "all"); appends the matching indices. Returns false when it matches nothing.
+bool resolve_device_reference(std::string_view ref, const Inventory& inventory, std::vector<size_t>* out);
+
+constexpr int kNvidiaMajor = 195;
+constexpr int kNvidiactlMinor = 255;
+constexpr const char* kVisibleDevicesEnv = "NVIDIA_VISIBLE_DEVICES";
+constexpr const char* kDeviceMountDir = "/var/run/nvidia-container-devices/";
+constexpr const char* kCdiAnnotationPrefix = "cdi.k8s.io/";
+constexpr const char* kCdiGpuKind = "nvidia.com/gpu=";
+
+}  // namespace gnh

@@ -1,0 +1,30 @@
+#include "gpu/memory_state.h"
+
+namespace gnh {
+
+const char* to_string(GpuMemoryState s) {
+  switch (s) {
+    case GpuMemoryState::none: return "none";
+    case GpuMemoryState::disabled: return "disabled";
+    case GpuMemoryState::impossible_node: return "impossible_node";
+    case GpuMemoryState::offline: return "offline";
+    case GpuMemoryState::not_in_kernel: return "not_in_kernel";
+    case GpuMemoryState::not_in_root: return "not_in_root";
+    case GpuMemoryState::usable: return "usable";
+  }
+  return "?";
+}
+
+GpuMemoryState classify_gpu_memory(const Gpu& g, const HostMemoryFacts& host) {
+  if (!g.memory_node) return GpuMemoryState::none;
+  if (g.memory_status && *g.memory_status == "disabled") return GpuMemoryState::disabled;
+  int node = *g.memory_node;
+  // Checked first: waiting cannot help a node that will never exist.
+  if (!host.possible_nodes.empty() && !host.possible_nodes.contains(node)) return GpuMemoryState::impossible_node;
+  if (!g.memory_online()) return GpuMemoryState::offline;
+  if (!host.memory_nodes.contains(node)) return GpuMemoryState::not_in_kernel;
+  if (!host.root_mems.contains(node)) return GpuMemoryState::not_in_root;
+  return GpuMemoryState::usable;
+}
+
+}  // namespace gnh

@@ -1,0 +1,37 @@
+// What one GPU's memory means for a container right now: the one classifier behind the hook's
+// decision, `check` and `wait`, so they can never disagree about a GPU. Each caller only words the
+// state. Pure.
+#pragma once
+
+#include "base/node_set.h"
+#include "gpu/gpu.h"
+
+namespace gnh {
+
+enum class GpuMemoryState {
+  none,             // the GPU's memory is not a NUMA node (PCIe GPU, no numa_status): nothing to need
+  disabled,         // numa_status "disabled": the driver keeps the memory out of the kernel
+  impossible_node,  // numa_status names a node this kernel can never have (a bad override, driver mode)
+  offline,          // numa_status is not "online" (offline, online_in_progress, ...): wait for it
+  not_in_kernel,    // online for the driver, but its memory blocks are not online in the kernel yet
+  not_in_root,      // a kernel memory node the root cpuset lacks: no cgroup can get it
+  usable,           // online, in the kernel and in the root cpuset: a container can have it
+};
+
+const char* to_string(GpuMemoryState s);
+
+// The host facts the state depends on.
+struct HostMemoryFacts {
+  NodeSet memory_nodes;    // the kernel's online memory nodes (has_memory)
+  NodeSet root_mems;       // the root cpuset's mems
+  NodeSet possible_nodes;  // every node this kernel can have; empty = unknown
+};
+
+GpuMemoryState classify_gpu_memory(const Gpu& gpu, const HostMemoryFacts& host);
+
+// A container given this GPU must have its memory node (every state but none and disabled).
+inline bool needs_memory_node(GpuMemoryState s) { return s != GpuMemoryState::none && s != GpuMemoryState::disabled; }
+// Nothing stands between this GPU and a container that needs it.
+inline bool is_ready(GpuMemoryState s) { return !needs_memory_node(s) || s == GpuMemoryState::usable; }
+
+}  // namespace gnh

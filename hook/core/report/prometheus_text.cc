@@ -1,0 +1,46 @@
+#include "report/prometheus_text.h"
+
+
+#include <cmath>
+#include <cstdio>
+
+#include "base/error.h"
+
+namespace gnh {
+
+namespace {
+
+// Whole numbers without a fraction ("3", "1763700000"), anything else with full precision.
+std::string format_value(double v) {
+  char buf[64];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// HELP text escapes backslash and newline (exposition format).
+std::string escape_help(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_metrics(const std::vector<Metric>& metrics) {
+  std::string s;
+  for (const auto& m : metrics) {
+    s += "# HELP " + m.name + " " + escape_help(m.help) + "\n";
+    s += "# TYPE " + m.name + " " + m.type + "\n";
+    s += m.name + " " + format_value(m.value) + "\n";
+  }
+  return s;
+}
+
+}  // namespace gnh

@@ -1,0 +1,99 @@
+#include "report/report.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cgroup/cgroup_location.h"
+
+namespace gnh {
+
+namespace {
+
+using nlohmann::json;
+
+json opt_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+json opt_str(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+json gpu_json(const Gpu& g) {
+  return {{"minor", g.minor},
+          {"device", g.device_path()},
+          {"bus_id", g.bus_id},
+          {"uuid", g.uuid},
+          {"model", g.model},
+          {"memory_node", opt_int(g.memory_node)},
+          {"memory_status", opt_str(g.memory_status)},
+          {"affinity_node", opt_int(g.affinity_node)},
+          {"overridden", g.overridden}};
+}
+
+std::string node_or_dash(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string pad(std::string s, size_t w) {
+  if (s.size() < w) s.resize(w, ' ');
+  return s;
+}
+
+}  // namespace
+
+std::string explain_json(const Evaluation& ev) {
+  json gpus = json::array();
+  for (const auto& g : ev.gpus) gpus.push_back(gpu_json(g));
+  json j = {{"gpus", gpus},
+            {"gpu_requested", ev.gpu_requested},
+            {"request_sources", ev.sources},
+            {"unresolved", ev.unresolved},
+            {"cgroup", ev.location ? json(ev.location->path) : json(nullptr)},
+            {"cgroup_dir", ev.location ? json(ev.location->display()) : json(nullptr)},
+            {"cgroup_version", ev.location ? json(to_string(ev.location->version)) : json(nullptr)},
+            {"cgroup_predicted", ev.cgroup_predicted},
+            {"mems", ev.mems.effective.to_string()},
+            {"mems_configured", ev.mems.configured.to_string()},
+            {"root_mems", ev.root_mems.to_string()},
+            {"host_memory_nodes", ev.host_memory_nodes.to_string()},
+            {"required", ev.decision.required.to_string()},
+            {"preferred", ev.decision.preferred.to_string()},
+            {"missing", ev.decision.missing.to_string()},
+            {"to_add", ev.decision.to_add.to_string()},
+            {"action", to_string(ev.decision.action)},
+            {"message", ev.decision.message}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+std::string explain_text(const Evaluation& ev) {
+  std::string s;
+  s += "action:    " + std::string(to_string(ev.decision.action)) + "\n";
+  s += "message:   " + ev.decision.message + "\n";
+  s += "gpus:      " + ev.gpu_list() + "\n";
+  if (!ev.gpu_requested) return s;
+  if (ev.location)
+    s += "cgroup:    " + ev.location->display() + " (" + to_string(ev.location->version) +
+         (ev.cgroup_predicted ? ", not created yet: values of its nearest existing parent" : "") + ")\n";
+  s += "mems:      " + ev.mems.effective.to_display() + "\n";
+  s += "required:  " + ev.decision.required.to_display() + "\n";
+  s += "preferred: " + ev.decision.preferred.to_display() + "\n";
+  s += "missing:   " + ev.decision.missing.to_display() + "\n";
+  return s;
+}
+
+std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes) {
+  json gpus = json::array();
+  for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
+  json j = {{"gpus", gpus}, {"memory_nodes", memory_nodes.to_string()}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes) {
+  std::string s = "host memory nodes: " + memory_nodes.to_display() + "\n";
+  if (inv.gpus.empty()) return s + "no NVIDIA GPU (no /proc/driver/nvidia/gpus entries)\n";
+  s += pad("INDEX", 6) + pad("DEVICE", 14) + pad("BUS ID", 14) + pad("MEMORY NODE", 13) + pad("STATUS", 20) +
+       pad("NEAREST", 9) + "UUID\n";
+  for (size_t i = 0; i < inv.gpus.size(); ++i) {
+    const Gpu& g = inv.gpus[i];
+    s += pad(std::to_string(i), 6) + pad(g.device_path(), 14) + pad(g.bus_id, 14) + pad(node_or_dash(g.memory_node), 13) +
+         pad(g.memory_status.value_or("-"), 20) + pad(node_or_dash(g.affinity_node), 9) + g.uuid +
+         (g.overridden ? "  (config override)" : "") + "\n";
+  }
+  return s;
+}
+
+}  // namespace gnh

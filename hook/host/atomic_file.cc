@@ -1,0 +1,51 @@
+#include "host/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "base/error.h"
+
+namespace gnh {
+
+void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  // A dot-name not ending like the target: node_exporter (only *.prom) and tools that glob never
+  // pick up the file half-written.
+  std::string tmp = dir + "/." + base + ".XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) fail("cannot create a temporary file in " + dir + " for " + path + ": " + errno_text(errno));
+  auto give_up = [&](const std::string& what) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail("cannot " + what + " " + tmp + " (for " + path + "): " + errno_text(err));
+  };
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      give_up("write");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) give_up("chmod");
+  if (::fsync(fd) != 0) give_up("fsync");
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail("cannot close " + tmp + " (for " + path + "): " + errno_text(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail("cannot rename " + tmp + " to " + path + ": " + errno_text(err));
+  }
+}
+
+}  // namespace gnh

@@ -1,0 +1,62 @@
+// The one narrow door to the host. Every host path the program reads or writes goes through here,
+// rooted at "/" in production or at a fixture tree (--host-root) in tests and on captured hosts.
+//
+// One error convention: "absent" (ENOENT, ENOTDIR) is a value (nullopt, false), because containers
+// and cgroups come and go; every other error is a Failure naming the path and keeping its errno,
+// so no caller can mistake "could not read" for "nothing there".
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gnh {
+
+class HostFs {
+ public:
+  explicit HostFs(std::string root = "/");
+
+  const std::string& root() const { return root_; }
+  bool is_real_root() const { return root_ == "/"; }
+  // The path on this machine for a host path ("/proc/self/mountinfo" -> "<root>/proc/self/mountinfo").
+  std::string resolve(std::string_view host_path) const;
+
+  // Reads a small file whole; nullopt when absent. Failure when larger than max_bytes (a hostile
+  // or broken file cannot balloon us).
+  std::optional<std::string> read(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
+  // Same, but absence is a Failure (ENOENT) naming the file.
+  std::string read_required(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
+  // Names in a directory, sorted; nullopt when the directory is absent.
+  std::optional<std::vector<std::string>> list_dir(std::string_view host_path) const;
+
+  // Beneath the directory `base` (a cgroup mount), `rel` is opened with no "..", no symlinks, no
+  // magic links and no mount crossing (openat2 RESOLVE_BENEATH where the kernel has it; otherwise a
+  // component walk that checks the same, and that a cgroup mount's files are on cgroupfs, as
+  // runc's cgroup file opener does). Cgroup paths come from /proc/<pid>/cgroup, which a container
+  // can influence. A path that breaks these rules is a Failure (EINVAL, ELOOP, EXDEV).
+  std::optional<std::string> read_beneath(std::string_view base, std::string_view rel,
+                                          size_t max_bytes = 64 * 1024) const;
+  // Writes text to an existing file beneath base with one write(2); Failure naming the file.
+  void write_beneath(std::string_view base, std::string_view rel, std::string_view text) const;
+  bool dir_exists_beneath(std::string_view base, std::string_view rel) const;
+  // Subdirectory names, sorted; nullopt when `rel` is absent.
+  std::optional<std::vector<std::string>> list_subdirs_beneath(std::string_view base, std::string_view rel) const;
+
+ private:
+  int open_beneath(std::string_view base, std::string_view rel, int flags) const;
+  std::string root_;
+};
+
+// Test seams, for tests/ and nothing else: inert unless a test sets them; no option, file or
+// variable of the program reaches them.
+// - A write fault: called with the full path before every write_beneath; a non-zero return is that
+//   write's errno (nothing is written). It drives the real patch code through the errors only a
+//   real kernel gives (EACCES, EINVAL, EBUSY, ESRCH) at any chosen step.
+using WriteFaultForTests = std::function<int(const std::string& path)>;
+void set_write_fault_for_tests(WriteFaultForTests fault);
+// - Skip openat2, as on kernels before 5.6, so the fallback walk is tested on this kernel too.
+void set_openat2_disabled_for_tests(bool disabled);
+
+}  // namespace gnh

@@ -1,0 +1,39 @@
+#include "host/patcher.h"
+
+#include "base/error.h"
+#include "host/cpuset_writer.h"
+#include "host/lock_file.h"
+
+namespace gnh {
+
+std::vector<CgroupMemsSnapshot> read_chain(const CpusetTree& tree, const std::string& cgroup_path) {
+  std::vector<CgroupMemsSnapshot> chain;
+  for (const auto& p : cgroup_chain(cgroup_path)) {
+    CpusetMems m = tree.read(p);
+    chain.push_back({p, m.configured, m.has_files});
+  }
+  return chain;
+}
+
+PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path, const NodeSet& add,
+                         const std::string& lock_path, const Deadline& deadline) {
+  PatchOutcome out;
+  try {
+    LockFile lock(lock_path, deadline);
+    out.locked = true;
+    for (const auto& step : plan_patch(tree.version(), read_chain(tree, cgroup_path), add)) {
+      if (deadline.expired()) fail("deadline passed before writing " + tree.display(step.path) + "/" + tree.mems_file());
+      write_mems_verified(tree, step);
+      out.steps.push_back(step);
+    }
+    out.effective_after = tree.read(cgroup_path).effective;
+    if (!add.is_subset_of(out.effective_after))
+      fail("after patching, " + tree.display(cgroup_path) + " still allows only " + out.effective_after.to_display());
+    out.ok = true;
+  } catch (const Error& f) {
+    out.error = f.what();
+  }
+  return out;
+}
+
+}  // namespace gnh

@@ -1,0 +1,21 @@
+// Carries out a patch on the live hierarchy: under the lock, re-reads the chain (another start may
+// have healed it meanwhile), writes top-down, reads each file back.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "host/cpuset_tree.h"
+#include "host/deadline.h"
+#include "cgroup/patch_plan.h"
+
+namespace gnh {
+
+// `lock_path` is a host path already resolved for this machine. Writes through cpuset_writer.h.
+PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path, const NodeSet& add,
+                         const std::string& lock_path, const Deadline& deadline);
+
+// The top-down snapshots of the chain from the first cgroup below the root to `cgroup_path`.
+std::vector<CgroupMemsSnapshot> read_chain(const CpusetTree& tree, const std::string& cgroup_path);
+
+}  // namespace gnh

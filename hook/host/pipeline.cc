@@ -1,0 +1,80 @@
+#include "host/pipeline.h"
+
+#include "base/error.h"
+#include "cgroup/cgroup_prediction.h"
+#include "gpu/gpu_request.h"
+#include "host/cgroup_locator.h"
+#include "host/cpuset_tree.h"
+#include "host/driver_reader.h"
+
+namespace gnh {
+
+namespace {
+
+CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
+  auto path = cgroup_from_cgroups_path(spec.cgroups_path);
+  if (!path) fail("config.json linux.cgroupsPath '" + spec.cgroups_path.substr(0, 200) +
+                  "' is empty or unusable; pass --pid of the running container");
+  return locate_cpuset_hierarchy(fs, *path);
+}
+
+}  // namespace
+
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+  Evaluation ev;
+  if (!may_request_gpus(spec)) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = "no GPU requested (fast path)";
+    return ev;
+  }
+  ev.gpu_requested = true;
+
+  Inventory inv = read_inventory(fs, config.overrides);
+  GpuRequest req = resolve_gpu_request(spec, inv);
+  for (size_t i : req.gpus) ev.gpus.push_back(inv.gpus[i]);
+  ev.unresolved = req.unresolved;
+  ev.sources = req.sources;
+  if (ev.gpus.empty()) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = inv.gpus.empty() ? "GPUs requested but the NVIDIA driver shows none on this host"
+                                           : "none of the requested GPUs is on this host";
+    if (!req.unresolved.empty()) ev.decision.message += " (unresolved: " + req.unresolved.front() + ")";
+    return ev;
+  }
+
+  std::optional<NodeSet> explicit_mems;
+  if (spec.cpuset_mems) {
+    std::string why;
+    explicit_mems = NodeSet::parse(*spec.cpuset_mems, &why);
+    if (!explicit_mems) fail("config.json linux.resources.cpu.mems '" + spec.cpuset_mems->substr(0, 100) + "': " + why);
+  }
+
+  CpusetLocation loc = pid > 0 ? locate_process_cpuset(fs, pid) : locate_from_spec(spec, fs);
+  CpusetTree tree(fs, loc);
+  std::string read_path = loc.path;
+  if (pid <= 0) {
+    while (read_path != "/" && !tree.exists(read_path)) {
+      read_path = cgroup_parent(read_path);
+      ev.cgroup_predicted = true;
+    }
+  }
+  ev.location = loc;
+  ev.mems = tree.read(read_path);
+  ev.root_mems = tree.root_mems();
+  ev.host_memory_nodes = read_memory_nodes(fs);
+
+  DecisionInput in;
+  in.gpus = ev.gpus;
+  in.host_memory_nodes = ev.host_memory_nodes;
+  in.possible_nodes = read_possible_nodes(fs);
+  in.root_mems = ev.root_mems;
+  in.cgroup = loc.path;
+  in.effective = ev.mems.effective;
+  in.explicit_mems = explicit_mems;
+  in.policy = config.policy;
+  ev.decision = decide(in);
+  if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
+  return ev;
+}
+
+}  // namespace gnh

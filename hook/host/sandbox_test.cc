@@ -1,0 +1,186 @@
+// The sandbox is irreversible, so each case enters it in a forked child and reports back through
+// a pipe: what still works (files, pidfds, a real cgroup v1 patch) and what must fail (execve,
+// fork, network sockets, executable memory) with EPERM rather than a crash.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "host/cpuset_tree.h"
+#include "host/host_fs.h"
+#include "host/patcher.h"
+#include "host/sandbox.h"
+
+using namespace gnh;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GNH_TEST_ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GNH_TEST_ASAN_BUILD 1
+#endif
+#endif
+
+namespace {
+
+// Runs body() in a child after enter_hook_sandbox(); returns what the child wrote ("" = all good).
+std::string in_sandboxed_child(const std::function<std::string()>& body) {
+  int p[2];
+  REQUIRE(::pipe(p) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(p[0]);
+    std::string out = enter_hook_sandbox();
+    if (out.empty()) out = body();
+    (void)!::write(p[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(p[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  ::close(p[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out += " (child died, status " + std::to_string(status) + ")";
+  return out;
+}
+
+std::string status_field(const std::string& key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(key + ":", 0) == 0) {
+      std::string v = line.substr(key.size() + 1);
+      return v.substr(v.find_first_not_of(" \t"));
+    }
+  return "";
+}
+
+std::string expect_eperm(const char* what, long rc) {
+  if (rc == -1 && errno == EPERM) return "";
+  return std::string(what) + " was not refused with EPERM (rc " + std::to_string(rc) + ", errno " +
+         std::to_string(errno) + "); ";
+}
+
+bool is_root() { return ::geteuid() == 0; }
+
+}  // namespace
+
+TEST_CASE("the sandbox keeps exactly CAP_DAC_OVERRIDE and CAP_KILL") {
+  CHECK(sandbox_kept_capabilities() == std::vector<std::string>{"cap_dac_override", "cap_kill"});
+}
+
+TEST_CASE("inside the sandbox: no new privileges, two capabilities, a seccomp filter") {
+  if (!is_root()) return;  // the capability sets below are root's
+  std::string out = in_sandboxed_child([] {
+    std::string bad;
+    if (status_field("NoNewPrivs") != "1") bad += "NoNewPrivs is " + status_field("NoNewPrivs") + "; ";
+    if (status_field("Seccomp") != "2") bad += "Seccomp is " + status_field("Seccomp") + "; ";
+    // bit 1 CAP_DAC_OVERRIDE, bit 5 CAP_KILL
+    for (const char* set : {"CapEff", "CapPrm", "CapBnd"})
+      if (status_field(set) != "0000000000000022") bad += std::string(set) + " is " + status_field(set) + "; ";
+    if (status_field("CapInh") != "0000000000000000") bad += "CapInh is " + status_field("CapInh") + "; ";
+    return bad;
+  });
+  CHECK(out == "");
+}
+
+TEST_CASE("inside the sandbox: execve, fork, network sockets and executable memory fail with EPERM") {
+  std::string out = in_sandboxed_child([] {
+    std::string bad;
+    char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+    char* envp[] = {nullptr};
+    bad += expect_eperm("execve", ::execve("/bin/true", argv, envp));
+    bad += expect_eperm("fork", static_cast<long>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)));
+    bad += expect_eperm("socket(AF_INET)", ::socket(AF_INET, SOCK_STREAM, 0));
+#ifndef GNH_TEST_ASAN_BUILD  // an AddressSanitizer build lets LeakSanitizer ptrace (sandbox.cc)
+    bad += expect_eperm("ptrace", ::syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0));
+#endif
+    bad += expect_eperm("mount", ::syscall(SYS_mount, "none", "/tmp", "tmpfs", 0, nullptr));
+    void* m = ::mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    bad += expect_eperm("mmap(PROT_EXEC)", m == MAP_FAILED ? -1 : 0);
+    void* rw = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (rw == MAP_FAILED) bad += "mmap(PROT_READ|PROT_WRITE) failed; ";
+    else bad += expect_eperm("mprotect(PROT_EXEC)", ::mprotect(rw, 4096, PROT_READ | PROT_EXEC));
+    return bad;
+  });
+  CHECK(out == "");
+}
+
+TEST_CASE("inside the sandbox: files, directories, locks, pidfds and syslog's socket still work") {
+  char dir_t[] = "/tmp/gnh-sandbox-XXXXXX";
+  REQUIRE(::mkdtemp(dir_t));
+  std::string dir = dir_t;
+  std::ofstream(dir + "/in") << "0,8\n";
+  const pid_t parent = ::getpid();  // getppid is not on the allow-list: the hook never needs it
+  std::string out = in_sandboxed_child([&] {
+    std::string bad;
+    HostFs fs(dir);
+    auto text = fs.read("/in");
+    if (!text || *text != "0,8\n") bad += "reading a file failed; ";
+    try {
+      fs.write_beneath("/", "in", "1");
+    } catch (const std::exception& e) {
+      bad += std::string("write_beneath failed: ") + e.what() + "; ";
+    }
+    if (::mkdir((dir + "/sub").c_str(), 0755) != 0) bad += "mkdir failed; ";
+    if (fs.list_dir("/").value_or(std::vector<std::string>()).size() != 2) bad += "list_dir failed; ";
+    int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, parent, 0));
+    if (pidfd < 0) bad += "pidfd_open failed: errno " + std::to_string(errno) + "; ";
+    else if (::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) != 0) bad += "pidfd_send_signal(0) failed; ";
+    int s = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0) bad += "socket(AF_UNIX) failed; ";
+    else ::close(s);
+    return bad;
+  });
+  CHECK(out == "");
+  std::string cmd = "rm -rf " + dir;
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+// The real kernel's cgroup v1 cpuset, this machine's: a stale-looking chain (empty mems, which a
+// one-node host allows) patched top-down from inside the sandbox, under the real lock code.
+TEST_CASE("inside the sandbox: apply_patch writes a real cgroup v1 cpuset chain") {
+  const std::string mount = "/sys/fs/cgroup/cpuset";
+  struct stat st;
+  if (!is_root() || ::stat((mount + "/cpuset.mems").c_str(), &st) != 0) return;
+  HostFs host("/");
+  std::string root_mems = *host.read(mount + "/cpuset.mems");
+  auto nodes = NodeSet::parse(root_mems);
+  REQUIRE(nodes);
+  REQUIRE(!nodes->empty());
+  NodeSet first = NodeSet::of({nodes->ids().front()});
+  std::string parent = "/gnh-sandbox-test-" + std::to_string(::getpid());
+  REQUIRE(::mkdir((mount + parent).c_str(), 0755) == 0);
+  REQUIRE(::mkdir((mount + parent + "/c1").c_str(), 0755) == 0);
+  // A fresh v1 cpuset starts with empty mems: "stale" towards every node.
+  CHECK(host.read(mount + parent + "/c1/cpuset.mems").value_or("?") == "\n");
+  std::string lock = "/tmp/gnh-sandbox-test-" + std::to_string(::getpid()) + ".lock";
+  std::string out = in_sandboxed_child([&] {
+    CpusetTree tree(host, CpusetLocation{CgroupVersion::v1, mount, "/"});
+    PatchOutcome o = apply_patch(tree, parent + "/c1", first, lock, Deadline(std::chrono::seconds(5)));
+    if (!o.ok) return "apply_patch failed: " + o.error;
+    if (o.steps.size() != 2) return "expected 2 writes, got " + std::to_string(o.steps.size());
+    return std::string();
+  });
+  CHECK(out == "");
+  CHECK(host.read(mount + parent + "/cpuset.mems").value_or("?") == first.to_string() + "\n");
+  CHECK(host.read(mount + parent + "/c1/cpuset.mems").value_or("?") == first.to_string() + "\n");
+  ::rmdir((mount + parent + "/c1").c_str());
+  ::rmdir((mount + parent).c_str());
+  ::unlink(lock.c_str());
+}
