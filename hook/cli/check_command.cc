@@ -11,6 +11,7 @@
 #include "check/findings.h"
 #include "check/metrics.h"
 #include "cli/commands.h"
+#include "cli/tool_error.h"
 #include "host/atomic_file.h"
 #include "host/check_fix.h"
 #include "host/cgroup_locator.h"
@@ -79,20 +80,16 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     }
     if (co.prometheus_file) write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(&r, started)));
     return r.exit_code();
-  } catch (const Error& f) {
-    std::fprintf(stderr, "gpu-numa-hook: check: %s\n", f.what());
+  } catch (const std::exception& e) {
+    // The metrics say "no answer" (success 0), so an alert can tell it from "no problems".
     if (co.prometheus_file) {
       try {
         write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(nullptr, started)));
-      } catch (const Error& g) {
-        std::fprintf(stderr, "gpu-numa-hook: check: %s\n", g.what());
+      } catch (const std::exception& g) {
+        report_tool_error("gpu-numa-hook: check: ", g);
       }
     }
-    return as_int(ExitCode::error);
-  } catch (const std::exception& e) {
-    // A check that broke must not look clean.
-    std::fprintf(stderr, "gpu-numa-hook: check: unexpected: %s\n", e.what());
-    return as_int(ExitCode::error);
+    return report_tool_error("gpu-numa-hook: check: ", e);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/exit_code.h"
 #include "cli/commands.h"
+#include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/pipeline.h"
 #include "host/spec_reader.h"
@@ -20,8 +21,7 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
     std::fputs(out.c_str(), stdout);
     return as_int(ev.decision.action == Action::refuse ? ExitCode::problems : ExitCode::ok);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpu-numa-hook: %s\n", e.what());
-    return as_int(ExitCode::error);
+    return report_tool_error("gpu-numa-hook: ", e);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/exit_code.h"
 #include "cli/commands.h"
+#include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/driver_reader.h"
 #include "report/report.h"
@@ -19,8 +20,7 @@ int run_topology(const GlobalOptions& opts, bool json) {
     std::fputs(out.c_str(), stdout);
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpu-numa-hook: %s\n", e.what());
-    return as_int(ExitCode::error);
+    return report_tool_error("gpu-numa-hook: ", e);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "base/exit_code.h"
 #include "check/readiness.h"
 #include "cli/commands.h"
+#include "cli/tool_error.h"
 #include "host/cgroup_locator.h"
 #include "host/config_loader.h"
 #include "host/cpuset_tree.h"
@@ -63,13 +64,8 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
       }
       std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, end - now));
     }
-  } catch (const Error& f) {
-    std::fprintf(stderr, "gpu-numa-hook: wait: %s\n", f.what());
-    return as_int(ExitCode::error);
   } catch (const std::exception& e) {
-    // A broken wait must not look ready.
-    std::fprintf(stderr, "gpu-numa-hook: wait: unexpected: %s\n", e.what());
-    return as_int(ExitCode::error);
+    return report_tool_error("gpu-numa-hook: wait: ", e);  // a broken wait must not look ready
   }
 }
 

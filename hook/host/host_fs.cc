@@ -80,9 +80,19 @@ int walk_beneath(int dir, const std::string& r, int flags) {
     bool last = end == std::string::npos;
     std::string part = r.substr(start, last ? std::string::npos : end - start);
     Fd next(::openat(cur.get(), part.c_str(), (last ? flags : (O_PATH | O_DIRECTORY)) | O_NOFOLLOW | O_CLOEXEC));
-    if (next.get() < 0) return -1;
+    if (next.get() < 0) {
+      // A symlink where a directory is expected fails with ENOTDIR, which reads as "absent": say
+      // ELOOP, as openat2 does, so a planted link is reported, not taken for a missing cgroup.
+      struct stat lst;
+      if (errno == ENOTDIR && ::fstatat(cur.get(), part.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
+        errno = ELOOP;
+      return -1;
+    }
     struct stat st;
     if (::fstat(next.get(), &st) != 0) return -1;
+    // O_PATH with O_NOFOLLOW opens a symlink itself instead of failing (even with O_DIRECTORY):
+    // refuse it here, as openat2's RESOLVE_NO_SYMLINKS does.
+    if (S_ISLNK(st.st_mode)) { errno = ELOOP; return -1; }
     if (st.st_dev != base_st.st_dev) { errno = EXDEV; return -1; }
     if (last) {
       struct statfs sfs;

@@ -1,7 +1,5 @@
 #include "config/config.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <set>
 #include <toml++/toml.h>

@@ -1,49 +1,49 @@
 #include "decide/policy.h"
 
+#include <array>
+#include <utility>
+
 namespace gnh {
 
-const char* to_string(MissingNodePolicy p) {
-  switch (p) {
-    case MissingNodePolicy::patch: return "patch";
-    case MissingNodePolicy::refuse: return "refuse";
-    case MissingNodePolicy::warn: return "warn";
-  }
-  return "?";
-}
-const char* to_string(AffinityPolicy p) {
-  switch (p) {
-    case AffinityPolicy::ignore: return "ignore";
-    case AffinityPolicy::warn: return "warn";
-    case AffinityPolicy::patch: return "patch";
-    case AffinityPolicy::refuse: return "refuse";
-  }
-  return "?";
-}
-const char* to_string(ExplicitMemsPolicy p) { return p == ExplicitMemsPolicy::respect ? "respect" : "widen"; }
-const char* to_string(OnErrorPolicy p) { return p == OnErrorPolicy::allow ? "allow" : "refuse"; }
+namespace {
 
-std::optional<MissingNodePolicy> missing_node_policy_from(std::string_view s) {
-  if (s == "patch") return MissingNodePolicy::patch;
-  if (s == "refuse") return MissingNodePolicy::refuse;
-  if (s == "warn") return MissingNodePolicy::warn;
+// Each policy's values and their names in the config file, in one table that both directions read.
+template <typename T, size_t N>
+using Names = std::array<std::pair<T, std::string_view>, N>;
+
+constexpr Names<MissingNodePolicy, 3> kMissingNode{
+    {{MissingNodePolicy::patch, "patch"}, {MissingNodePolicy::refuse, "refuse"}, {MissingNodePolicy::warn, "warn"}}};
+constexpr Names<AffinityPolicy, 4> kAffinity{{{AffinityPolicy::ignore, "ignore"},
+                                              {AffinityPolicy::warn, "warn"},
+                                              {AffinityPolicy::patch, "patch"},
+                                              {AffinityPolicy::refuse, "refuse"}}};
+constexpr Names<ExplicitMemsPolicy, 2> kExplicitMems{
+    {{ExplicitMemsPolicy::respect, "respect"}, {ExplicitMemsPolicy::widen, "widen"}}};
+constexpr Names<OnErrorPolicy, 2> kOnError{{{OnErrorPolicy::allow, "allow"}, {OnErrorPolicy::refuse, "refuse"}}};
+
+template <typename T, size_t N>
+const char* name_of(const Names<T, N>& names, T value) {
+  for (const auto& [v, name] : names)
+    if (v == value) return name.data();  // the literals above are NUL-terminated
+  return "?";
+}
+
+template <typename T, size_t N>
+std::optional<T> value_of(const Names<T, N>& names, std::string_view text) {
+  for (const auto& [v, name] : names)
+    if (name == text) return v;
   return std::nullopt;
 }
-std::optional<AffinityPolicy> affinity_policy_from(std::string_view s) {
-  if (s == "ignore") return AffinityPolicy::ignore;
-  if (s == "warn") return AffinityPolicy::warn;
-  if (s == "patch") return AffinityPolicy::patch;
-  if (s == "refuse") return AffinityPolicy::refuse;
-  return std::nullopt;
-}
-std::optional<ExplicitMemsPolicy> explicit_mems_policy_from(std::string_view s) {
-  if (s == "respect") return ExplicitMemsPolicy::respect;
-  if (s == "widen") return ExplicitMemsPolicy::widen;
-  return std::nullopt;
-}
-std::optional<OnErrorPolicy> on_error_policy_from(std::string_view s) {
-  if (s == "allow") return OnErrorPolicy::allow;
-  if (s == "refuse") return OnErrorPolicy::refuse;
-  return std::nullopt;
-}
+
+}  // namespace
+
+const char* to_string(MissingNodePolicy p) { return name_of(kMissingNode, p); }
+const char* to_string(AffinityPolicy p) { return name_of(kAffinity, p); }
+const char* to_string(ExplicitMemsPolicy p) { return name_of(kExplicitMems, p); }
+const char* to_string(OnErrorPolicy p) { return name_of(kOnError, p); }
+std::optional<MissingNodePolicy> missing_node_policy_from(std::string_view s) { return value_of(kMissingNode, s); }
+std::optional<AffinityPolicy> affinity_policy_from(std::string_view s) { return value_of(kAffinity, s); }
+std::optional<ExplicitMemsPolicy> explicit_mems_policy_from(std::string_view s) { return value_of(kExplicitMems, s); }
+std::optional<OnErrorPolicy> on_error_policy_from(std::string_view s) { return value_of(kOnError, s); }
 
 }  // namespace gnh
