@@ -24,7 +24,7 @@ namespace gnh {
 namespace {
 
 HostNodes read_host_nodes(const HostFs& fs, const Config& config) {
-  Inventory inv = read_inventory(fs, config.overrides);
+  Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::record);
   NodeSet memory = read_memory_nodes(fs);
   std::optional<NodeSet> cpus;
   if (auto text = fs.read("/sys/devices/system/node/has_cpu")) {

@@ -16,7 +16,8 @@ int run_topology(const GlobalOptions& opts, bool json) {
     Config config = load_config(fs, opts.config_path);
     Inventory inv = read_inventory(fs, config.overrides);
     NodeSet nodes = read_memory_nodes(fs);
-    std::string out = json ? topology_json(inv, nodes) + "\n" : topology_text(inv, nodes);
+    DriverMemoryMode mode = read_memory_mode(fs);
+    std::string out = json ? topology_json(inv, nodes, mode) + "\n" : topology_text(inv, nodes, mode);
     std::fputs(out.c_str(), stdout);
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {

@@ -24,7 +24,7 @@ constexpr auto kPollInterval = std::chrono::milliseconds(250);
 constexpr auto kProgressInterval = std::chrono::seconds(5);
 
 Readiness poll(const HostFs& fs, const Config& config) {
-  Inventory inv = read_inventory(fs, config.overrides);
+  Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::fail);
   // Located on every poll: early in boot the cgroup mounts may still be appearing.
   CpusetLocation loc = locate_cpuset_hierarchy(fs);
   CpusetTree tree(fs, loc);

@@ -29,9 +29,21 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   }
   ev.gpu_requested = true;
 
-  Inventory inv = read_inventory(fs, config.overrides);
+  ev.memory_mode = read_memory_mode(fs);
+  if (ev.memory_mode.mode == MemoryMode::driver) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = "the driver manages coherent GPU memory itself (CoherentGPUMemoryMode=driver, CDMM): "
+                          "GPU memory is not a NUMA node, so there is no node to require";
+    return ev;
+  }
+
+  // Every GPU's information file maps the request; only the container's GPUs are read further.
+  Inventory inv = read_gpu_identities(fs);
   GpuRequest req = resolve_gpu_request(spec, inv);
-  for (size_t i : req.gpus) ev.gpus.push_back(inv.gpus[i]);
+  for (size_t i : req.gpus) {
+    read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail);
+    ev.gpus.push_back(inv.gpus[i]);
+  }
   ev.unresolved = req.unresolved;
   ev.sources = req.sources;
   if (ev.gpus.empty()) {

@@ -62,7 +62,7 @@ std::string problems_text(const CheckResult& r, const CheckFindings& f) {
   if (!f.missing_gpu_node.empty()) s += gpu_table(r, f);
   s += "GPU memory nodes not online: " + std::to_string(f.gpu_offline.size()) + "\n";
   for (const auto& g : f.gpu_offline)
-    s += "  node " + std::to_string(g.node) + "  " + g.gpu + " (" + g.bus_id + ")  " + g.why + "\n";
+    s += "  node " + (g.node >= 0 ? std::to_string(g.node) : std::string("?")) + "  " + g.gpu + " (" + g.bus_id + ")  " + g.why + "\n";
   s += "online nodes missing from the root cpuset: " + f.root_missing.to_display() + "\n";
   return s;
 }
@@ -86,7 +86,7 @@ json gpu_json(const CheckResult& r, const CheckFindings& f) {
 json offline_json(const CheckFindings& f) {
   json a = json::array();
   for (const auto& g : f.gpu_offline)
-    a.push_back({{"gpu", g.gpu}, {"bus_id", g.bus_id}, {"node", g.node}, {"status", g.status},
+    a.push_back({{"gpu", g.gpu}, {"bus_id", g.bus_id}, {"node", g.node >= 0 ? json(g.node) : json(nullptr)}, {"status", g.status},
                  {"state", to_string(g.state)}});
   return a;
 }

@@ -20,12 +20,18 @@ HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const Nod
       continue;
     }
     std::string status = g.memory_status.value_or("unknown");
-    std::string why = s == GpuMemoryState::offline         ? status
-                      : s == GpuMemoryState::not_in_kernel ? "online, but its memory is not online in the kernel yet"
-                                                           : "not a NUMA node of this host";
-    n.gpu_offline.push_back({g.device_path(), g.bus_id, *g.memory_node, status, s, why});
+    std::string why;
+    switch (s) {
+      case GpuMemoryState::not_in_kernel: why = "online, but its memory is not online in the kernel yet"; break;
+      case GpuMemoryState::impossible_node: why = "not a NUMA node of this host"; break;
+      case GpuMemoryState::failed: why = status + ": the driver gave up (see dmesg | grep NVRM)"; break;
+      case GpuMemoryState::going_offline: why = status + ": its memory is being taken offline"; break;
+      case GpuMemoryState::unreadable: why = g.memory_read_error; break;
+      default: why = status; break;
+    }
+    n.gpu_offline.push_back({g.device_path(), g.bus_id, g.memory_node.value_or(-1), status, s, why});
     // A GPU node on its way online is late by definition, whatever has_cpu says.
-    if (s != GpuMemoryState::impossible_node) n.late.add(*g.memory_node);
+    if (g.memory_node && s != GpuMemoryState::impossible_node) n.late.add(*g.memory_node);
   }
   n.late |= n.gpu_online;
   return n;

@@ -11,6 +11,9 @@ std::string pending_why(const Gpu& g, GpuMemoryState s) {
     case GpuMemoryState::not_in_kernel: return "not in has_memory";
     case GpuMemoryState::not_in_root: return "not in the root cpuset";
     case GpuMemoryState::impossible_node: return "not a NUMA node of this host, it never will be";
+    case GpuMemoryState::failed: return "numa_status " + g.memory_status.value_or("") + ": the driver gave up, see dmesg";
+    case GpuMemoryState::going_offline: return "numa_status offline_in_progress: being taken offline";
+    case GpuMemoryState::unreadable: return g.memory_read_error;
     default: return to_string(s);
   }
 }
@@ -18,7 +21,7 @@ std::string pending_why(const Gpu& g, GpuMemoryState s) {
 
 bool Readiness::never() const {
   return std::any_of(pending.begin(), pending.end(),
-                     [](const PendingGpuNode& p) { return p.state == GpuMemoryState::impossible_node; });
+                     [](const PendingGpuNode& p) { return needs_operator(p.state); });
 }
 
 Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host) {
@@ -27,7 +30,7 @@ Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host) {
     GpuMemoryState s = classify_gpu_memory(g, host);
     if (!needs_memory_node(s)) continue;  // not a coherent GPU, or its memory disabled: nothing to wait for
     ++r.gpu_nodes;
-    if (s != GpuMemoryState::usable) r.pending.push_back({g.device_path(), *g.memory_node, s, pending_why(g, s)});
+    if (s != GpuMemoryState::usable) r.pending.push_back({g.device_path(), g.memory_node.value_or(-1), s, pending_why(g, s)});
   }
   return r;
 }
@@ -40,7 +43,7 @@ std::string readiness_line(const Readiness& r) {
   s += r.never() ? "; never ready:" : "; waiting for";
   for (size_t i = 0; i < r.pending.size(); ++i) {
     const auto& p = r.pending[i];
-    s += (i ? ", " : " ") + std::to_string(p.node) + " (" + p.gpu + ": " + p.why + ")";
+    s += (i ? ", " : " ") + (p.node >= 0 ? std::to_string(p.node) : std::string("?")) + " (" + p.gpu + ": " + p.why + ")";
   }
   return s;
 }

@@ -12,7 +12,7 @@ namespace gnh {
 
 struct PendingGpuNode {
   std::string gpu;  // "/dev/nvidia3"
-  int node = -1;
+  int node = -1;  // -1: unknown (numa_status unreadable)
   GpuMemoryState state = GpuMemoryState::offline;
   std::string why;  // "numa_status online_in_progress", "not in has_memory", "not in the root cpuset"
 };
@@ -22,7 +22,7 @@ struct Readiness {
   std::vector<PendingGpuNode> pending;  // the ones not usable yet, in inventory order
 
   bool ready() const { return pending.empty(); }
-  // A pending node that can never become ready (impossible_node): waiting is pointless.
+  // A pending node that waiting alone will not make ready (gpu/memory_state.h needs_operator).
   bool never() const;
 };
 

@@ -22,7 +22,7 @@ TEST_CASE("defaults when the file is empty") {
   Config c = parse_config("", "x.toml");
   CHECK(c.policy.missing_node == MissingNodePolicy::patch);
   CHECK(c.policy.gpu_affinity == AffinityPolicy::ignore);
-  CHECK(c.policy.explicit_mems == ExplicitMemsPolicy::respect);
+  CHECK(c.policy.explicit_mems == ExplicitMemsPolicy::widen);
   CHECK(c.policy.on_error == OnErrorPolicy::allow);
   CHECK(c.log.file == "/var/log/gpu-numa-hook.log");
   CHECK(c.lock_path == "/run/gpu-numa-hook.lock");

@@ -47,16 +47,26 @@ Decision decide(const DecisionInput& in) {
   Decision d;
   Refusal refusal;
   std::string warning;
+  std::string widened_explicit;
   const std::string where = "cgroup " + in.cgroup + " allows only " + in.effective.to_display();
 
   // 1. GPU memory that is not usable cannot be patched in: the container would fail on first use.
   const HostMemoryFacts host{in.host_memory_nodes, in.root_mems, in.possible_nodes};
+  std::string notes;  // why a GPU needs no node, for the log and explain
   for (const auto& g : in.gpus) {
     GpuMemoryState state = classify_gpu_memory(g, host);
+    if (state == GpuMemoryState::mig)
+      notes += "; GPU " + g.label() + ": numa_status cannot be read (EIO), as while MIG instances are active: "
+               "its memory is not a NUMA node now, none is required";
     if (!needs_memory_node(state)) continue;
+    if (state == GpuMemoryState::unreadable) {
+      refusal.offer("GPU " + g.label() + ": " + g.memory_read_error + "; cannot tell which NUMA node its memory needs");
+      continue;
+    }
     int node = *g.memory_node;
     d.required.add(node);
     std::string gpu_node = "GPU " + g.label() + " memory NUMA node " + std::to_string(node);
+    std::string status = g.memory_status.value_or("unknown");
     switch (state) {
       case GpuMemoryState::impossible_node:
         // Waiting cannot help: the node will never exist. Usually a wrong override or driver mode.
@@ -67,6 +77,18 @@ Decision decide(const DecisionInput& in) {
                                     : "check the driver's coherent-memory mode (CoherentGPUMemoryMode in "
                                       "/proc/driver/nvidia/params)"));
         break;
+      case GpuMemoryState::failed:
+        refusal.offer(gpu_node + ": the driver failed to take it " +
+                      (status == "online_failed" ? std::string("online") : std::string("offline")) +
+                      " (numa_status: " + status +
+                      "); it will not recover by itself: see the driver's messages ('dmesg | grep NVRM') and "
+                      "nvidia-persistenced's log, then reset the GPU or reboot");
+        break;
+      case GpuMemoryState::going_offline:
+        refusal.offer(gpu_node + " is being taken offline (numa_status: " + status +
+                      "); a container started now would lose its GPU memory; start it again once the memory is "
+                      "back online ('gpu-numa-hook wait')");
+        break;
       case GpuMemoryState::not_in_kernel:
         refusal.offer(gpu_node + " is online for the driver but not yet a memory node of the kernel (host memory nodes: " +
                       in.host_memory_nodes.to_display() +
@@ -74,7 +96,7 @@ Decision decide(const DecisionInput& in) {
                       "the container again");
         break;
       case GpuMemoryState::offline:
-        refusal.offer(gpu_node + " is not online yet (numa_status: " + g.memory_status.value_or("unknown") +
+        refusal.offer(gpu_node + " is not online yet (numa_status: " + status +
                       ", host memory nodes: " + in.host_memory_nodes.to_display() +
                       "); is nvidia-persistenced still onlining it? Wait for it ('gpu-numa-hook wait') "
                       "and start the container again");
@@ -83,9 +105,7 @@ Decision decide(const DecisionInput& in) {
         refusal.offer(gpu_node + " is online but not in the root cpuset (" + in.root_mems.to_display() +
                       "); the kernel did not add it, so no cgroup can get it; check the host's cpuset setup");
         break;
-      case GpuMemoryState::none:
-      case GpuMemoryState::disabled:
-      case GpuMemoryState::usable:
+      default:
         break;
     }
   }
@@ -107,6 +127,12 @@ Decision decide(const DecisionInput& in) {
       switch (in.policy.missing_node) {
         case MissingNodePolicy::patch:
           d.to_add |= missing_required;
+          // A GPU given without its memory is unusable, so no intent is served by keeping the
+          // explicit value as it is (explicit-mems=widen): say what was overridden.
+          if (in.explicit_mems && !missing_required.is_subset_of(*in.explicit_mems))
+            widened_explicit = "overriding the container's explicit cpuset mems " + in.explicit_mems->to_display() +
+                               " (linux.resources.cpu.mems; policy explicit-mems=widen) with its GPUs' memory " +
+                               node_word(missing_required) + missing_required.to_string();
           break;
         case MissingNodePolicy::refuse:
           refusal.offer(needs + " but " + where + " (policy missing-node=refuse); " + kFixHint);
@@ -131,7 +157,8 @@ Decision decide(const DecisionInput& in) {
       std::string lacks = "GPU " + (g ? g->label() : std::string("?")) + " is nearest to " +
                           node_word(missing_pref) + missing_pref.to_string() + " but " + where;
       NodeSet unusable = missing_pref - (in.host_memory_nodes & in.root_mems);
-      bool user_chose = in.explicit_mems && in.policy.explicit_mems == ExplicitMemsPolicy::respect;
+      // Only GPU memory nodes ever override an explicit value; a nearest node is a preference.
+      bool user_chose = in.explicit_mems.has_value();
       AffinityPolicy p = in.policy.gpu_affinity;
       if (p == AffinityPolicy::refuse) {
         refusal.offer(lacks + " (policy gpu-affinity=refuse); give the container that node or set "
@@ -155,6 +182,7 @@ Decision decide(const DecisionInput& in) {
     d.action = Action::patch;
     d.message = "adding " + node_word(d.to_add) + d.to_add.to_string() + " for the container's GPUs to cgroup " +
                 in.cgroup + " (had " + in.effective.to_display() + ")";
+    if (!widened_explicit.empty()) d.message += "; " + widened_explicit;
     if (!warning.empty()) d.message += "; also: " + warning;
   } else if (!warning.empty()) {
     d.action = Action::warn;
@@ -165,6 +193,7 @@ Decision decide(const DecisionInput& in) {
                     ? "the container's GPUs have no NUMA node to require"
                     : "cgroup " + in.cgroup + " already allows " + (d.required | d.preferred).to_string();
   }
+  if (!refusal.set) d.message += notes;
   return d;
 }
 

@@ -100,19 +100,34 @@ TEST_CASE("online but missing from the root cpuset cannot be patched") {
   CHECK(d.message.find("not in the root cpuset") != std::string::npos);
 }
 
-TEST_CASE("explicit cpuset mems: respected by default, widened on request") {
+TEST_CASE("explicit cpuset mems: widened by default with exactly the GPU memory node, and said so; respect refuses") {
   DecisionInput in = ac922_stale();
   in.explicit_mems = NodeSet::of({0});
+  Decision widened = decide(in);
+  CHECK(widened.action == Action::patch);
+  CHECK(widened.to_add == NodeSet::of({252}));
+  CHECK(widened.message.find("; overriding the container's explicit cpuset mems 0 (linux.resources.cpu.mems; policy "
+                             "explicit-mems=widen) with its GPUs' memory NUMA node 252") != std::string::npos);
+  in.policy.explicit_mems = ExplicitMemsPolicy::respect;
   Decision d = decide(in);
   CHECK(d.action == Action::refuse);
   CHECK(d.message.find("sets cpuset mems explicitly to 0") != std::string::npos);
   CHECK(d.message.find("explicit-mems=respect") != std::string::npos);
-  in.policy.explicit_mems = ExplicitMemsPolicy::widen;
-  CHECK(decide(in).action == Action::patch);
   // An explicit value that already holds the GPU node is no conflict.
-  in.policy.explicit_mems = ExplicitMemsPolicy::respect;
   in.explicit_mems = NodeSet::of({0, 252});
   CHECK(decide(in).action == Action::patch);
+}
+
+TEST_CASE("explicit cpuset mems: widening never adds a nearest node, even under gpu-affinity=patch") {
+  DecisionInput in = ac922_stale();
+  in.gpus[0].affinity_node = 8;
+  in.effective = NodeSet::of({0});
+  in.explicit_mems = NodeSet::of({0});
+  in.policy.gpu_affinity = AffinityPolicy::patch;
+  Decision d = decide(in);
+  CHECK(d.action == Action::patch);
+  CHECK(d.to_add == NodeSet::of({252}));  // the memory node only; 8 is left to the user's choice
+  CHECK(d.message.find("explicit cpuset mems respected") != std::string::npos);
 }
 
 TEST_CASE("disabled coherent memory (CDMM) requires nothing") {

@@ -10,6 +10,7 @@
 #include "cgroup/cpuset_mems.h"
 #include "decide/decision.h"
 #include "gpu/gpu.h"
+#include "gpu/memory_mode.h"
 
 namespace gnh {
 
@@ -18,6 +19,7 @@ struct Evaluation {
   std::vector<Gpu> gpus;                 // the container's GPUs
   std::vector<std::string> unresolved;   // GPU references not found on this host
   std::vector<std::string> sources;      // where the request came from
+  DriverMemoryMode memory_mode;          // read once a GPU is requested
   std::optional<CpusetLocation> location;
   bool cgroup_predicted = false;         // explain without a pid: where the runtime will create it
   CpusetMems mems;

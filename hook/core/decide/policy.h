@@ -16,7 +16,7 @@ enum class OnErrorPolicy { allow, refuse };
 struct Policy {
   MissingNodePolicy missing_node = MissingNodePolicy::patch;
   AffinityPolicy gpu_affinity = AffinityPolicy::ignore;
-  ExplicitMemsPolicy explicit_mems = ExplicitMemsPolicy::respect;
+  ExplicitMemsPolicy explicit_mems = ExplicitMemsPolicy::widen;
   OnErrorPolicy on_error = OnErrorPolicy::allow;
 };
 

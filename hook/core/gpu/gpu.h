@@ -13,8 +13,13 @@ struct Gpu {
   std::string bus_id;          // "0000:00:06.0", lower case, as the driver's directory name
   std::string uuid;            // "GPU-f0586c67-..."
   std::string model;
+  std::string driver_dir;      // its directory in /proc/driver/nvidia/gpus (the bus id as the driver wrote it)
   std::optional<int> memory_node;            // numa_status Node, when the GPU's memory is a node
   std::optional<std::string> memory_status;  // numa_status Status ("online", "offline", ...)
+  // numa_status exists but could not be read: its errno and the error (file and errno) for the
+  // operator. EIO is what the driver returns while MIG instances are active (no node then).
+  int memory_read_errno = 0;
+  std::string memory_read_error;
   std::optional<int> affinity_node;          // sysfs numa_node; nullopt for -1
   bool overridden = false;                   // a config override changed a node
 

@@ -1,12 +1,18 @@
 #include "gpu/memory_state.h"
 
+#include <cerrno>
+
 namespace gnh {
 
 const char* to_string(GpuMemoryState s) {
   switch (s) {
     case GpuMemoryState::none: return "none";
     case GpuMemoryState::disabled: return "disabled";
+    case GpuMemoryState::mig: return "mig";
+    case GpuMemoryState::unreadable: return "unreadable";
     case GpuMemoryState::impossible_node: return "impossible_node";
+    case GpuMemoryState::failed: return "failed";
+    case GpuMemoryState::going_offline: return "going_offline";
     case GpuMemoryState::offline: return "offline";
     case GpuMemoryState::not_in_kernel: return "not_in_kernel";
     case GpuMemoryState::not_in_root: return "not_in_root";
@@ -16,12 +22,17 @@ const char* to_string(GpuMemoryState s) {
 }
 
 GpuMemoryState classify_gpu_memory(const Gpu& g, const HostMemoryFacts& host) {
+  if (g.memory_read_errno == EIO) return GpuMemoryState::mig;
+  if (g.memory_read_errno != 0) return GpuMemoryState::unreadable;
   if (!g.memory_node) return GpuMemoryState::none;
-  if (g.memory_status && *g.memory_status == "disabled") return GpuMemoryState::disabled;
+  const std::string status = g.memory_status.value_or("");
+  if (status == "disabled") return GpuMemoryState::disabled;
   int node = *g.memory_node;
   // Checked first: waiting cannot help a node that will never exist.
   if (!host.possible_nodes.empty() && !host.possible_nodes.contains(node)) return GpuMemoryState::impossible_node;
-  if (!g.memory_online()) return GpuMemoryState::offline;
+  if (status == "online_failed" || status == "offline_failed") return GpuMemoryState::failed;
+  if (status == "offline_in_progress") return GpuMemoryState::going_offline;
+  if (!g.memory_online()) return GpuMemoryState::offline;  // offline, online_in_progress, "invalid", ...
   if (!host.memory_nodes.contains(node)) return GpuMemoryState::not_in_kernel;
   if (!host.root_mems.contains(node)) return GpuMemoryState::not_in_root;
   return GpuMemoryState::usable;

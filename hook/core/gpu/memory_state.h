@@ -9,9 +9,14 @@
 namespace gnh {
 
 enum class GpuMemoryState {
-  none,             // the GPU's memory is not a NUMA node (PCIe GPU, no numa_status): nothing to need
+  none,             // the GPU's memory is not a NUMA node (PCIe GPU, CDMM: no numa_status)
   disabled,         // numa_status "disabled": the driver keeps the memory out of the kernel
+  mig,              // numa_status fails with EIO, as the driver does while MIG instances are
+                    // active: the memory is not a usable node now, so none is required
+  unreadable,       // numa_status fails with another errno: we cannot know what it needs
   impossible_node,  // numa_status names a node this kernel can never have (a bad override, driver mode)
+  failed,           // online_failed / offline_failed: the driver gave up; it will not fix itself
+  going_offline,    // offline_in_progress: the memory is being taken away
   offline,          // numa_status is not "online" (offline, online_in_progress, ...): wait for it
   not_in_kernel,    // online for the driver, but its memory blocks are not online in the kernel yet
   not_in_root,      // a kernel memory node the root cpuset lacks: no cgroup can get it
@@ -29,9 +34,15 @@ struct HostMemoryFacts {
 
 GpuMemoryState classify_gpu_memory(const Gpu& gpu, const HostMemoryFacts& host);
 
-// A container given this GPU must have its memory node (every state but none and disabled).
-inline bool needs_memory_node(GpuMemoryState s) { return s != GpuMemoryState::none && s != GpuMemoryState::disabled; }
+// A container given this GPU must have its memory node (a problem until it can).
+inline bool needs_memory_node(GpuMemoryState s) {
+  return s != GpuMemoryState::none && s != GpuMemoryState::disabled && s != GpuMemoryState::mig;
+}
 // Nothing stands between this GPU and a container that needs it.
 inline bool is_ready(GpuMemoryState s) { return !needs_memory_node(s) || s == GpuMemoryState::usable; }
+// Waiting alone will not make it ready: an operator has to act.
+inline bool needs_operator(GpuMemoryState s) {
+  return s == GpuMemoryState::impossible_node || s == GpuMemoryState::failed || s == GpuMemoryState::unreadable;
+}
 
 }  // namespace gnh

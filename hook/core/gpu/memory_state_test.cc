@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cerrno>
+
 using namespace gnh;
 
 namespace {
@@ -43,4 +45,21 @@ TEST_CASE("memory state: which states need a node and which are ready") {
   CHECK(is_ready(GpuMemoryState::usable));
   CHECK(!is_ready(GpuMemoryState::not_in_root));
   CHECK(!is_ready(GpuMemoryState::impossible_node));
+}
+
+TEST_CASE("memory state: the driver's failures, memory being taken away, MIG's EIO and other read errors") {
+  CHECK(classify_gpu_memory(gpu(252, "online_failed"), kHost) == GpuMemoryState::failed);
+  CHECK(classify_gpu_memory(gpu(252, "offline_failed"), kHost) == GpuMemoryState::failed);
+  CHECK(classify_gpu_memory(gpu(252, "offline_in_progress"), kHost) == GpuMemoryState::going_offline);
+  CHECK(classify_gpu_memory(gpu(252, "invalid"), kHost) == GpuMemoryState::offline);  // the driver's out-of-range word
+  Gpu mig = gpu(std::nullopt, std::nullopt);
+  mig.memory_read_errno = EIO;
+  CHECK(classify_gpu_memory(mig, kHost) == GpuMemoryState::mig);
+  CHECK_FALSE(needs_memory_node(GpuMemoryState::mig));
+  Gpu broken = mig;
+  broken.memory_read_errno = EACCES;
+  CHECK(classify_gpu_memory(broken, kHost) == GpuMemoryState::unreadable);
+  CHECK(needs_operator(GpuMemoryState::unreadable));
+  CHECK(needs_operator(GpuMemoryState::failed));
+  CHECK_FALSE(needs_operator(GpuMemoryState::going_offline));
 }

@@ -30,19 +30,23 @@ std::string TopologyOverride::describe() const {
   return "bus-id " + bus_id;
 }
 
-void apply_overrides(Inventory& inv, const std::vector<TopologyOverride>& overrides) {
-  for (auto& g : inv.gpus) {
-    for (const auto& o : overrides) {
-      if (!o.matches(g)) continue;
-      if (o.memory_node) {
-        g.memory_node = *o.memory_node;
-        // An override asserts the node exists; whether it is online is still checked on the host.
-        if (!g.memory_status) g.memory_status = "online";
-      }
-      if (o.affinity_node) g.affinity_node = *o.affinity_node;
-      g.overridden = true;
+void apply_overrides(Gpu& g, const std::vector<TopologyOverride>& overrides) {
+  for (const auto& o : overrides) {
+    if (!o.matches(g)) continue;
+    if (o.memory_node) {
+      g.memory_node = *o.memory_node;
+      // An override asserts the node exists; whether it is online is still checked on the host.
+      if (!g.memory_status) g.memory_status = "online";
+      g.memory_read_errno = 0;  // the operator's word replaces a numa_status we could not read
+      g.memory_read_error.clear();
     }
+    if (o.affinity_node) g.affinity_node = *o.affinity_node;
+    g.overridden = true;
   }
+}
+
+void apply_overrides(Inventory& inv, const std::vector<TopologyOverride>& overrides) {
+  for (auto& g : inv.gpus) apply_overrides(g, overrides);
 }
 
 }  // namespace gnh

@@ -23,7 +23,8 @@ struct TopologyOverride {
   std::string describe() const;
 };
 
-// Applies overrides to an inventory.
+// Applies overrides to one GPU (after its memory facts are read), or to a whole inventory.
+void apply_overrides(Gpu& g, const std::vector<TopologyOverride>& overrides);
 void apply_overrides(Inventory& inv, const std::vector<TopologyOverride>& overrides);
 
 }  // namespace gnh

@@ -23,6 +23,7 @@ json gpu_json(const Gpu& g) {
           {"memory_node", opt_int(g.memory_node)},
           {"memory_status", opt_str(g.memory_status)},
           {"affinity_node", opt_int(g.affinity_node)},
+          {"memory_error", g.memory_read_error.empty() ? json(nullptr) : json(g.memory_read_error)},
           {"overridden", g.overridden}};
 }
 
@@ -50,6 +51,7 @@ std::string explain_json(const Evaluation& ev) {
             {"mems_configured", ev.mems.configured.to_string()},
             {"root_mems", ev.root_mems.to_string()},
             {"host_memory_nodes", ev.host_memory_nodes.to_string()},
+            {"memory_mode", to_string(ev.memory_mode.mode)},
             {"required", ev.decision.required.to_string()},
             {"preferred", ev.decision.preferred.to_string()},
             {"missing", ev.decision.missing.to_string()},
@@ -65,6 +67,7 @@ std::string explain_text(const Evaluation& ev) {
   s += "message:   " + ev.decision.message + "\n";
   s += "gpus:      " + ev.gpu_list() + "\n";
   if (!ev.gpu_requested) return s;
+  s += "memory:    " + memory_mode_line(ev.memory_mode) + "\n";
   if (ev.location)
     s += "cgroup:    " + ev.location->display() + " (" + to_string(ev.location->version) +
          (ev.cgroup_predicted ? ", not created yet: values of its nearest existing parent" : "") + ")\n";
@@ -75,23 +78,35 @@ std::string explain_text(const Evaluation& ev) {
   return s;
 }
 
-std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes) {
+std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode) {
   json gpus = json::array();
   for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
-  json j = {{"gpus", gpus}, {"memory_nodes", memory_nodes.to_string()}};
+  json j = {{"gpus", gpus},
+            {"memory_nodes", memory_nodes.to_string()},
+            {"memory_mode", to_string(mode.mode)},
+            {"memory_mode_param", mode.params_line.empty() ? json(nullptr) : json(mode.params_line)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
-std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes) {
+std::string memory_mode_line(const DriverMemoryMode& mode) {
+  std::string s = std::string("driver memory mode: ") + to_string(mode.mode);
+  if (!mode.params_line.empty()) s += " (" + mode.params_line + ")";
+  if (mode.mode == MemoryMode::driver) s += ": GPU memory is not a NUMA node (CDMM), nothing to guard";
+  return s;
+}
+
+std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode) {
   std::string s = "host memory nodes: " + memory_nodes.to_display() + "\n";
+  s += memory_mode_line(mode) + "\n";
   if (inv.gpus.empty()) return s + "no NVIDIA GPU (no /proc/driver/nvidia/gpus entries)\n";
   s += pad("INDEX", 6) + pad("DEVICE", 14) + pad("BUS ID", 14) + pad("MEMORY NODE", 13) + pad("STATUS", 20) +
        pad("NEAREST", 9) + "UUID\n";
   for (size_t i = 0; i < inv.gpus.size(); ++i) {
     const Gpu& g = inv.gpus[i];
     s += pad(std::to_string(i), 6) + pad(g.device_path(), 14) + pad(g.bus_id, 14) + pad(node_or_dash(g.memory_node), 13) +
-         pad(g.memory_status.value_or("-"), 20) + pad(node_or_dash(g.affinity_node), 9) + g.uuid +
+         pad(g.memory_read_errno ? "unreadable" : g.memory_status.value_or("-"), 20) + pad(node_or_dash(g.affinity_node), 9) + g.uuid +
          (g.overridden ? "  (config override)" : "") + "\n";
+    if (g.memory_read_errno) s += "      " + g.memory_read_error + "\n";
   }
   return s;
 }

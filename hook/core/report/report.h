@@ -5,6 +5,7 @@
 
 #include "decide/evaluation.h"
 #include "gpu/gpu.h"
+#include "gpu/memory_mode.h"
 #include "base/node_set.h"
 
 namespace gnh {
@@ -13,7 +14,10 @@ namespace gnh {
 std::string explain_json(const Evaluation& ev);
 std::string explain_text(const Evaluation& ev);
 
-std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes);
-std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes);
+// "driver memory mode: numa (CoherentGPUMemoryMode: \"numa\")"
+std::string memory_mode_line(const DriverMemoryMode& mode);
+
+std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode);
+std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode);
 
 }  // namespace gnh
