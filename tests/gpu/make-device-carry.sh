@@ -17,7 +17,11 @@ for t in patchelf crun runc busybox; do command -v $t >/dev/null || { echo "miss
 rm -rf "$D"
 mkdir -p "$D/lib" "$D/bin" "$D/glibc" "$D/alt"
 cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
-patchelf --set-rpath '$ORIGIN/lib' "$D/gpu-numa-hook"
+# The hook is a static PIE by default (GNH_STATIC_HOOK): it needs nothing carried, and patchelf
+# would break it. Only a dynamic build gets the RPATH and the glibc-carrying fallback below.
+STATIC_HOOK=0
+if ! ldd "$B/gpu-numa-hook" 2>&1 | grep -q '=>'; then STATIC_HOOK=1; fi
+[ $STATIC_HOOK = 1 ] || patchelf --set-rpath '$ORIGIN/lib' "$D/gpu-numa-hook"
 # every library the hook, crun and runc load, except glibc's and libstdc++/libgcc_s (the machine's own)
 for l in $( (ldd "$B/gpu-numa-hook"; ldd "$(command -v crun)"; ldd "$(command -v runc)") | awk '$3 ~ /^\// { print $3 }' | sort -u); do
     case $(basename "$l") in libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) continue ;; esac
@@ -33,7 +37,7 @@ for r in crun runc; do
 done
 cp "$B/gpu-numa-hook" "$D/alt/gpu-numa-hook"
 cp "$(command -v crun)" "$D/alt/crun"
-for b in "$D/alt/gpu-numa-hook" "$D/alt/crun"; do
+for b in "$D/alt/crun" $([ $STATIC_HOOK = 1 ] || echo "$D/alt/gpu-numa-hook"); do
     patchelf --set-interpreter /tmp/gnh-dev/glibc/ld-linux-x86-64.so.2 --set-rpath /tmp/gnh-dev/lib:/tmp/gnh-dev/glibc "$b"
 done
 cp "$(command -v busybox)" "$D/busybox"

@@ -8,7 +8,7 @@
 #   a. topology: `gpu-numa-hook topology --json` against `nvidia-smi -q` (minor, bus id, UUID),
 #      memory_node against /proc/driver/nvidia/gpus/<bus>/numa_status (null where absent: PCIe GPUs),
 #      affinity_node against /sys/bus/pci/devices/<bus>/numa_node (null for -1), memory_nodes
-#      against /sys/devices/system/node/has_memory.
+#      against /sys/devices/system/node/has_memory; memory_mode against /proc/driver/nvidia/params.
 #   b. CUDA: builds tests/gpu/cuda_alloc.cu with nvcc (static CUDA runtime) and runs it on the host.
 #   c. an OCI bundle: busybox rootfs, the GPU's device nodes (/dev/nvidiaN, nvidiactl, nvidia-uvm,
 #      nvidia-uvm-tools) in linux.devices with device-cgroup allow rules, the driver's libraries
@@ -247,6 +247,22 @@ else
 fi
 echo "-- nvidia-smi topo -m (NVML's own affinity view, for comparison; not asserted):"
 nvidia-smi topo -m 2>&1 | sed -n '1,/^$/p' | sed 's/\x1b\[[0-9;]*m//g' | indent
+# The driver's memory mode (issue 13): topology's memory_mode and memory_mode_param against the
+# CoherentGPUMemoryMode line of /proc/driver/nvidia/params ("" or absent: unknown).
+PARAMS_LINE=$(grep -m1 '^CoherentGPUMemoryMode:' /proc/driver/nvidia/params 2>/dev/null || true)
+case "$PARAMS_LINE" in
+    *'"driver"'*) WANT_MODE=driver ;;
+    *'"numa"'*) WANT_MODE=numa ;;
+    *) WANT_MODE=unknown ;;
+esac
+GOT_MODE=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(t.get("memory_mode"), "|", t.get("memory_mode_param"))' "$TMP/out/topology.json")
+echo "-- /proc/driver/nvidia/params: ${PARAMS_LINE:-<no CoherentGPUMemoryMode line>}"
+echo "-- topology: memory_mode | memory_mode_param = $GOT_MODE"
+if [ "$GOT_MODE" = "$WANT_MODE | ${PARAMS_LINE:-None}" ]; then
+    pass "a. driver memory mode: $WANT_MODE (${PARAMS_LINE:-no params line})"
+else
+    fail "a. driver memory mode" "topology says '$GOT_MODE', params says '${PARAMS_LINE}' (want $WANT_MODE)"
+fi
 [ -n "${GPU_MINOR:-}" ] || die "a. topology" "no GPU to test with"
 HOST_NODES=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["memory_nodes"])' "$TMP/out/topology.json")
 echo "container tests use /dev/nvidia$GPU_MINOR (bus $GPU_BUS, affinity node $GPU_AFF); host memory nodes '$HOST_NODES'"
