@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cgroup/cgroup_location.h"
-#include "host/host_fs.h"
+#include "base/relative_path.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view all(reinterpret_cast<const char*>(data), size);

@@ -1,10 +1,11 @@
-// The NVIDIA driver's procfs files and sysfs numa_node: lenient parsing must never crash, and
+// The NVIDIA driver's procfs files (information, numa_status, params) and sysfs numa_node: lenient parsing must never crash, and
 // what it accepts must be in range (a minor for /dev/nvidiaN, a node id under the kernel limit).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "gpu/driver_files.h"
+#include "gpu/memory_mode.h"
 #include "base/node_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -24,5 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = gnh::canonical_pci_address(*bus);
     if (!again || *again != *bus || bus->size() != 12) __builtin_trap();
   }
+  // params: a mode other than unknown only with a CoherentGPUMemoryMode line seen.
+  auto mode = gnh::parse_memory_mode(text);
+  if (mode.mode != gnh::MemoryMode::unknown && mode.params_line.empty()) __builtin_trap();
   return 0;
 }
