@@ -56,7 +56,7 @@ TEST_CASE("cpuset writer: widens, reads back, returns what the file says") {
   CHECK(t.read("/docker/cpuset.mems") == "0,8,252");
 }
 
-TEST_CASE("cpuset writer: never the root, never narrowing; the files stay as they were") {
+TEST_CASE("cpuset writer: never the root, never narrowing - the files stay as they were") {
   Tree t;
   CHECK(errno_of([&] { write_mems_verified(t.tree(), {"/", NodeSet::of({0, 8, 252}), NodeSet::of({0, 8, 252, 253})}); }) ==
         EPERM);

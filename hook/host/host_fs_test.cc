@@ -58,7 +58,7 @@ int errno_of(const std::function<void()>& f) {
 
 }  // namespace
 
-TEST_CASE("beneath: a clean path reads and writes; absence is a value, not an error") {
+TEST_CASE("beneath: a clean path reads and writes - absence is a value, not an error") {
   for (bool walk : {false, true}) {
     CAPTURE(walk);
     Openat2Mode mode(walk);

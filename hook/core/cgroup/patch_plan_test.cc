@@ -4,7 +4,7 @@
 
 using namespace gnh;
 
-TEST_CASE("v1: top-down from the first stale ancestor; nothing removed") {
+TEST_CASE("v1: top-down from the first stale ancestor - nothing removed") {
   std::vector<CgroupMemsSnapshot> chain = {
       {"/kubepods.slice", *NodeSet::parse("0,8,252-255")},
       {"/kubepods.slice/kubepods-burstable.slice", NodeSet::of({0, 8})},
@@ -19,7 +19,7 @@ TEST_CASE("v1: top-down from the first stale ancestor; nothing removed") {
   for (const auto& s : steps) CHECK(s.before.is_subset_of(s.after));
 }
 
-TEST_CASE("v2: only explicit values are widened; empty ones inherit") {
+TEST_CASE("v2: only explicit values are widened - empty ones inherit") {
   std::vector<CgroupMemsSnapshot> chain = {
       {"/kubepods.slice", NodeSet(), true},
       {"/kubepods.slice/pod1", NodeSet::of({0}), true},

@@ -44,7 +44,7 @@ HostNodes ac922_nodes() {
 
 }  // namespace
 
-TEST_CASE("host nodes: late nodes are the CPU-less ones; offline GPU nodes listed and late") {
+TEST_CASE("host nodes: late nodes are the CPU-less ones - offline GPU nodes listed and late") {
   Inventory inv;
   Gpu a;
   a.minor = 0;
@@ -103,7 +103,7 @@ TEST_CASE("v1: a child narrower than its parent only by CPU nodes is a pin, not 
   CHECK(f.problems() == 0);
 }
 
-TEST_CASE("v1: an unconfigured (empty) cpuset is neither stale nor a gap; its children see the parent") {
+TEST_CASE("v1: an unconfigured (empty) cpuset is neither stale nor a gap - its children see the parent") {
   auto snap = snapshot(CgroupVersion::v1, {{"/", "0,8,252-255"}, {"/fresh", ""}, {"/fresh/x", "0,8"}});
   CheckFindings f = find_problems(snap, ac922_nodes());
   REQUIRE(f.stale.size() == 1);
@@ -121,7 +121,7 @@ TEST_CASE("nodes online on the host but missing from the root, and a healthy tre
   CHECK(f.problems() == 1);
 }
 
-TEST_CASE("v2 Grace Hopper: only explicit values count; inheriting cgroups are never stale") {
+TEST_CASE("v2 Grace Hopper: only explicit values count - inheriting cgroups are never stale") {
   Inventory inv;
   Gpu g;
   g.bus_id = "0009:01:00.0";

@@ -47,7 +47,7 @@ TEST_CASE("hosts whose GPUs are not NUMA nodes are ready at once") {
   CHECK(readiness_line(r) == "no GPU memory NUMA nodes reported by the driver");
 }
 
-TEST_CASE("a GPU whose memory the driver disabled is not waited for; a node the kernel can never have is never ready") {
+TEST_CASE("a GPU whose memory the driver disabled is not waited for - a node the kernel can never have is never ready") {
   Inventory inv;
   inv.gpus = {gpu(0, 1, "disabled")};
   Readiness disabled = assess_readiness(inv, {NodeSet::of({0}), NodeSet::of({0}), NodeSet::of({0, 1})});

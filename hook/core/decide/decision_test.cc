@@ -100,7 +100,7 @@ TEST_CASE("online but missing from the root cpuset cannot be patched") {
   CHECK(d.message.find("not in the root cpuset") != std::string::npos);
 }
 
-TEST_CASE("explicit cpuset mems: widened by default with exactly the GPU memory node, and said so; respect refuses") {
+TEST_CASE("explicit cpuset mems: widened by default with exactly the GPU memory node, and said so - respect refuses") {
   DecisionInput in = ac922_stale();
   in.explicit_mems = NodeSet::of({0});
   Decision widened = decide(in);

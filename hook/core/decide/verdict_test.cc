@@ -14,7 +14,7 @@ Decision decision(Action a, std::string message) {
 }
 }  // namespace
 
-TEST_CASE("verdict: allow and warn start the container silently; refuse prints one line and exits 1") {
+TEST_CASE("verdict: allow and warn start the container silently - refuse prints one line and exits 1") {
   Verdict allow = verdict_for_decision("c1", decision(Action::allow, "no GPU requested (fast path)"));
   CHECK(allow.exit_code == 0);
   CHECK(allow.level == "info");
@@ -63,7 +63,7 @@ TEST_CASE("verdict: a patch that wrote, one already healed, one that failed on a
   CHECK(verdict_for_patch("c1", d, no_lock, "-", "/docker/c1", OnErrorPolicy::refuse).exit_code == 2);
 }
 
-TEST_CASE("verdict: a hook error follows on-error; only refuse prints") {
+TEST_CASE("verdict: a hook error follows on-error - only refuse prints") {
   Verdict allow = verdict_for_error("c1", "bad state", OnErrorPolicy::allow);
   CHECK(allow.exit_code == 0);
   CHECK(allow.level == "error");
@@ -74,7 +74,7 @@ TEST_CASE("verdict: a hook error follows on-error; only refuse prints") {
   CHECK(refuse.stderr_line == "gpu-numa-hook: container c1: error: bad state");
 }
 
-TEST_CASE("verdict: the next hook's failure stops the start with its exit status; only a hang or no-run is worded") {
+TEST_CASE("verdict: the next hook's failure stops the start with its exit status - only a hang or no-run is worded") {
   Verdict failed = verdict_for_next_hook("c1", {"/usr/bin/nvidia-container-runtime-hook", "", false, 3, 30000});
   CHECK(failed.exit_code == 3);
   CHECK(failed.stderr_line.empty());

@@ -32,7 +32,7 @@ TEST_CASE("information: a missing or bad minor is an error, unknown keys are not
   CHECK(*ok->minor == 3u);
 }
 
-TEST_CASE("numa_status: node and status; -1 means no node") {
+TEST_CASE("numa_status: node and status - -1 means no node") {
   auto st = parse_numa_status("Node:      252\nStatus:    online\nAddress:   2000000000\nSize:      400000000\n");
   REQUIRE(st);
   CHECK(*st->node == 252);

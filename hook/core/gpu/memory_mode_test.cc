@@ -4,7 +4,7 @@
 
 using namespace gnh;
 
-TEST_CASE("memory mode: the params line in the driver's format, quoted; absent or empty is unknown") {
+TEST_CASE("memory mode: the params line in the driver's format, quoted - absent or empty is unknown") {
   auto cdmm = parse_memory_mode("EnableMSI: 1\nCoherentGPUMemoryMode: \"driver\"\nRmMsg: \"\"\n");
   CHECK(cdmm.mode == MemoryMode::driver);
   CHECK(cdmm.params_line == "CoherentGPUMemoryMode: \"driver\"");

@@ -30,7 +30,7 @@ TEST_CASE("memory state: each state from the facts that make it") {
   CHECK(classify_gpu_memory(gpu(252, "online"), kHost) == GpuMemoryState::usable);
 }
 
-TEST_CASE("memory state: a node that can never exist is impossible even while offline; unknown possible nodes never are") {
+TEST_CASE("memory state: a node that can never exist is impossible even while offline - unknown possible nodes never are") {
   CHECK(classify_gpu_memory(gpu(300, "offline"), kHost) == GpuMemoryState::impossible_node);
   HostMemoryFacts unknown = kHost;
   unknown.possible_nodes = NodeSet();

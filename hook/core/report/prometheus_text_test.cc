@@ -5,7 +5,7 @@
 
 using namespace gnh;
 
-TEST_CASE("exposition format: HELP, TYPE, then the sample; whole numbers without a fraction") {
+TEST_CASE("exposition format: HELP, TYPE, then the sample - whole numbers without a fraction") {
   std::string text = render_metrics({{"a_total", "Things\nwith a \\ newline", "gauge", 3},
                                      {"b_seconds", "Time", "gauge", 1763700000},
                                      {"c_ratio", "Half", "gauge", 0.5}});
