@@ -145,7 +145,7 @@ check "STRICT_START: P2 without its exception (the kernel offlines after the dec
   fail "-DSTRICT_START" "$safe -DREACH" "$deep"
 check "STRICT_AVAIL: no refusal while its own node stays online (an unrelated node's offlining)" \
   fail "-DSTRICT_AVAIL" "$safe -DREACH" "$deep"
-check "liveness P4 without fairness, kernel hot(un)plugging forever (an unfair scheduler starves the hooks)" \
+check "liveness P4 without fairness, kernel hot(un)plugging forever (an unfair scheduler starves the others)" \
   fail "-DLIVENESS -DKERNEL_FOREVER" "" "-a $deep"
 
 echo
