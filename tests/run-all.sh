@@ -21,6 +21,8 @@ packages=(
   qemu-system-x86 linux-image-amd64 cpio socat
   # fuzzers and sanitizers, unit-file validation, JSON in shell tests
   clang libclang-rt-14-dev systemd jq
+  # the protocol model (tests/model): the spin model checker (pan is built with gcc)
+  spin
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
