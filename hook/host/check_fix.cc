@@ -34,7 +34,13 @@ FixOutcome apply_check_fix(const CpusetTree& tree, const std::vector<PatchStep>&
     LockFile lock(lock_path, Deadline(std::chrono::milliseconds(lock_wait_ms)));
     for (const auto& step : plan) {
       try {
-        out.results.push_back(fix_one(tree, step));
+        try {
+          out.results.push_back(fix_one(tree, step));
+        } catch (const Error& e) {
+          // As the hook's patch does: a node the kernel took offline meanwhile; re-read once.
+          if (!worth_replanning(e)) throw;
+          out.results.push_back(fix_one(tree, step));
+        }
       } catch (const Error& e) {
         // Removed between our read and our write (ENOENT, or ENODEV from a dying cgroup): skipped,
         // as promised, not a failed fix.

@@ -21,9 +21,14 @@ NodeSet write_mems_verified(const CpusetTree& tree, const PatchStep& step) {
   }
   auto now = tree.read_configured(step.path);
   if (!now) fail("wrote '" + step.after.to_string() + "' to " + file + " but it is gone now", ENOENT);
-  if (!step.after.is_subset_of(*now))
+  // Only what we added must read back: the kernel may take an unrelated node away meanwhile
+  // (memory offlined), and that is not our write failing.
+  NodeSet added = step.after - step.before;
+  if (!added.is_subset_of(*now))
     fail("wrote '" + step.after.to_string() + "' to " + file + " but it reads back '" + now->to_string() + "'", EIO);
   return *now;
 }
+
+bool worth_replanning(const Error& e) { return e.error_number() == EINVAL || e.error_number() == EIO; }
 
 }  // namespace gnh

@@ -21,10 +21,20 @@ PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path,
   try {
     LockFile lock(lock_path, deadline);
     out.locked = true;
-    for (const auto& step : plan_patch(tree.version(), read_chain(tree, cgroup_path), add)) {
-      if (deadline.expired()) fail("deadline passed before writing " + tree.display(step.path) + "/" + tree.mems_file());
-      write_mems_verified(tree, step);
-      out.steps.push_back(step);
+    // Planned from the chain as it is under the lock. If the kernel offlines another node between
+    // our read and our write, the write of the old value fails (EINVAL): read and plan once more
+    // rather than refuse a start that a retry serves (found by the spin model, tests/model).
+    for (int attempt = 1;; ++attempt) {
+      try {
+        for (const auto& step : plan_patch(tree.version(), read_chain(tree, cgroup_path), add)) {
+          if (deadline.expired()) fail("deadline passed before writing " + tree.display(step.path) + "/" + tree.mems_file());
+          write_mems_verified(tree, step);
+          out.steps.push_back(step);
+        }
+        break;
+      } catch (const Error& e) {
+        if (attempt > 1 || !worth_replanning(e)) throw;
+      }
     }
     out.effective_after = tree.read(cgroup_path).effective;
     if (!add.is_subset_of(out.effective_after))
