@@ -39,7 +39,7 @@ int run(int argc, char** argv) {
   if (auto code = run_hook_without_cli11(argc, argv)) return *code;
   CLI::App app{"gpu-numa-hook: keeps GPU containers' cpuset.mems in step with their GPUs' NUMA nodes.\n"
                "As an OCI prestart/createRuntime hook it reads the container state on stdin."};
-  app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION);
+  app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION + " (revision " + GNH_REVISION + ")");
   gnh::GlobalOptions opts;
   for (const auto& spec : gnh::global_option_specs())
     app.add_option(std::string(spec.name), opts.*spec.field, std::string(spec.help))->type_name(std::string(spec.value_name));

@@ -102,7 +102,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   }
   Config c;
   c.source = file_name;
-  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check"});
+  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime"});
 
   if (auto* p = r.table(root, "policy", "")) {
     r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms"});
@@ -144,6 +144,27 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   if (auto* ck = r.table(root, "check", "")) {
     r.only_keys(*ck, "check.", {"fix"});
     if (auto v = r.boolean(*ck, "fix", "check.")) c.check_fix = *v;
+  }
+  if (auto* rt = r.table(root, "runtime", "")) {
+    r.only_keys(*rt, "runtime.", {"next", "hook"});
+    if (const toml::node* n = rt->get("next")) {
+      const toml::array* arr = n->as_array();
+      if (!arr || arr->empty()) r.error("runtime.next", "must be a non-empty array of runtime names or absolute paths");
+      c.runtime.next.clear();
+      for (const auto& item : *arr) {
+        const auto* s = item.as_string();
+        if (!s || s->get().empty()) r.error("runtime.next", "every entry must be a non-empty string");
+        const std::string& v = s->get();
+        // A name is looked up in a fixed PATH; a relative path would depend on the runtime's cwd.
+        if (v.front() != '/' && v.find('/') != std::string::npos)
+          r.error("runtime.next", "'" + v + "' must be a plain name or an absolute path");
+        c.runtime.next.push_back(v);
+      }
+    }
+    if (auto v = r.str(*rt, "hook", "runtime.")) {
+      if (v->empty() || v->front() != '/') r.error("runtime.hook", "'" + *v + "' must be an absolute path");
+      c.runtime.hook = *v;
+    }
   }
   if (auto* topo = r.table(root, "topology", "")) {
     r.only_keys(*topo, "topology.", {"gpu"});

@@ -22,6 +22,13 @@ struct LogConfig {
   bool syslog = false;
 };
 
+// The runtime shim (gpu-numa-runtime): which OCI runtime it execs, and which hook it registers.
+struct RuntimeConfig {
+  // Absolute paths, or names looked up in a fixed PATH, tried in order; never the shim itself.
+  std::vector<std::string> next = {"runc", "crun"};
+  std::string hook = "/usr/bin/gpu-numa-hook";  // the prestart hook added to every bundle
+};
+
 struct Config {
   Policy policy;
   int deadline_ms = 5000;
@@ -31,6 +38,7 @@ struct Config {
   int chain_timeout_ms = 30000;
   std::vector<TopologyOverride> overrides;
   bool check_fix = false;
+  RuntimeConfig runtime;
   std::string source = "built-in defaults";  // where it came from, for logs
 };
 

@@ -107,5 +107,16 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.next_hook == defaults.next_hook);
   CHECK(shipped.chain_timeout_ms == defaults.chain_timeout_ms);
   CHECK(shipped.check_fix == defaults.check_fix);
+  CHECK(shipped.runtime.next == defaults.runtime.next);
+  CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
+}
+
+TEST_CASE("[runtime] next and hook: names or absolute paths, bad values named") {
+  Config c = parse_config("[runtime]\nnext = [\"/usr/bin/nvidia-container-runtime\", \"runc\"]\nhook = \"/opt/h\"\n", "t.toml");
+  CHECK(c.runtime.next == std::vector<std::string>{"/usr/bin/nvidia-container-runtime", "runc"});
+  CHECK(c.runtime.hook == "/opt/h");
+  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nnext = []\n", "t.toml"), doctest::Contains("runtime.next"), Error);
+  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nnext = [\"bin/runc\"]\n", "t.toml"), doctest::Contains("runtime.next"), Error);
+  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nhook = \"gpu-numa-hook\"\n", "t.toml"), doctest::Contains("runtime.hook"), Error);
 }

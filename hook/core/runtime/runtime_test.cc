@@ -1,0 +1,131 @@
+// The runtime shim's pure parts: runc's argv, the config.json edit, update's merge rule, runc's
+// state.json.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "runtime/prestart_registration.h"
+#include "runtime/runc_command_line.h"
+#include "runtime/runc_log_entry.h"
+#include "runtime/runc_state.h"
+#include "runtime/update_mems.h"
+
+using namespace gnh;
+
+TEST_CASE("runc argv: global options with values are not taken for the subcommand") {
+  auto c = parse_runc_command_line({"runc", "--root", "/run/docker/runtime-runc/moby", "--log", "/x/log.json",
+                                    "--log-format", "json", "--systemd-cgroup", "create", "--bundle", "/b",
+                                    "--pid-file", "/b/init.pid", "abc"});
+  CHECK(c.subcommand == "create");
+  CHECK(c.subcommand_index == 8);
+  CHECK(c.root == "/run/docker/runtime-runc/moby");
+  CHECK(c.bundle == "/b");
+  CHECK(c.container_id == "abc");
+}
+
+TEST_CASE("runc argv: -b, --bundle=, single-dash forms and no bundle") {
+  CHECK(parse_runc_command_line({"runc", "run", "-b", "/b", "id"}).bundle == "/b");
+  CHECK(parse_runc_command_line({"runc", "-root=/r", "run", "--bundle=/b", "-d", "id"}).bundle == "/b");
+  auto c = parse_runc_command_line({"runc", "create", "--console-socket", "/s.sock", "id"});
+  CHECK(!c.bundle);
+  CHECK(c.container_id == "id");
+  CHECK(parse_runc_command_line({"runc", "--version"}).subcommand.empty());
+  CHECK_THROWS_AS(parse_runc_command_line({"runc", "--root"}), Error);
+  CHECK_THROWS_AS(parse_runc_command_line({"runc", "create", "--bundle"}), Error);
+}
+
+TEST_CASE("runc argv: update's resources and cpuset-mems, with their positions") {
+  auto c = parse_runc_command_line({"runc", "--root", "/r", "update", "--resources", "-", "id"});
+  CHECK(c.subcommand == "update");
+  CHECK(c.resources == "-");
+  CHECK(c.container_id == "id");
+  auto m = parse_runc_command_line({"runc", "update", "--memory", "100", "--cpuset-mems", "0", "id"});
+  CHECK(m.cpuset_mems == "0");
+  CHECK(m.cpuset_mems_index == 5);
+  CHECK(!m.cpuset_mems_inline);
+  CHECK(m.container_id == "id");
+  auto i = parse_runc_command_line({"runc", "update", "--cpuset-mems=0", "id"});
+  CHECK(i.cpuset_mems_inline);
+  CHECK(i.cpuset_mems_index == 2);
+}
+
+TEST_CASE("config.json: our hook is appended after the others, once, every other field kept") {
+  const std::string in =
+      R"({"ociVersion":"1.0.2","process":{"args":["sh"]},"zeta":1,"alpha":{"b":2,"a":1},)"
+      R"("hooks":{"createRuntime":[{"path":"/x"}],"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook","args":["nvidia-container-runtime-hook","prestart"]}]}})";
+  auto r = add_prestart_hook(in, shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  REQUIRE(r.added);
+  auto out = nlohmann::ordered_json::parse(r.text);
+  auto before = nlohmann::ordered_json::parse(in);
+  REQUIRE(out["hooks"]["prestart"].size() == 2);
+  CHECK(out["hooks"]["prestart"][0] == before["hooks"]["prestart"][0]);
+  CHECK(out["hooks"]["prestart"][1]["path"] == "/usr/bin/gpu-numa-hook");
+  CHECK(out["hooks"]["prestart"][1]["args"] == nlohmann::ordered_json({"gpu-numa-hook", "prestart"}));
+  CHECK(out["hooks"]["prestart"][1]["timeout"] == 60);
+  out["hooks"]["prestart"].erase(1);
+  CHECK(out == before);  // key order included: ordered_json compares in order
+  CHECK(out.begin().key() == "ociVersion");
+
+  auto again = add_prestart_hook(r.text, shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  CHECK(!again.added);
+  CHECK(again.text == r.text);
+  // Registered by hand under another path: still ours by its name.
+  auto other = add_prestart_hook(R"({"hooks":{"prestart":[{"path":"/opt/gpu-numa-hook"}]}})",
+                                 shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  CHECK(!other.added);
+}
+
+TEST_CASE("config.json: no hooks yet, and broken specs refused") {
+  auto r = add_prestart_hook(R"({"ociVersion":"1.0.2"})", shim_hook_entry("/h"));
+  CHECK(r.added);
+  CHECK(nlohmann::json::parse(r.text)["hooks"]["prestart"].size() == 1);
+  CHECK_THROWS_AS(add_prestart_hook("{", shim_hook_entry("/h")), Error);
+  CHECK_THROWS_AS(add_prestart_hook("[]", shim_hook_entry("/h")), Error);
+  CHECK_THROWS_AS(add_prestart_hook(R"({"hooks":[]})", shim_hook_entry("/h")), Error);
+  CHECK_THROWS_AS(add_prestart_hook(R"({"hooks":{"prestart":{}}})", shim_hook_entry("/h")), Error);
+}
+
+TEST_CASE("update: a GPU node the container has is kept, others follow the request") {
+  NodeSet gpu = NodeSet::of({252, 253});
+  CHECK(keep_gpu_nodes(NodeSet::of({0}), NodeSet::of({0, 8, 252}), gpu) == NodeSet::of({0, 252}));
+  // A GPU node the container does not have now is not added by an update.
+  CHECK(keep_gpu_nodes(NodeSet::of({0}), NodeSet::of({0, 8}), gpu) == NodeSet::of({0}));
+  auto u = widen_mems_value("0", NodeSet::of({0, 8, 252}), gpu);
+  CHECK(u.widened == "0,252");
+  CHECK(u.kept == NodeSet::of({252}));
+  auto same = widen_mems_value("0,252", NodeSet::of({0, 252}), gpu);
+  CHECK(same.kept.empty());
+  CHECK(same.widened == "0,252");
+  CHECK(widen_mems_value("", NodeSet::of({252}), gpu).widened.empty());
+  CHECK_THROWS_AS(widen_mems_value("x", NodeSet::of({252}), gpu), Error);
+}
+
+TEST_CASE("update: resources JSON widened in place, other fields kept") {
+  const std::string in = R"({"memory":{"limit":100},"cpu":{"shares":2,"mems":"0","cpus":"0-1"}})";
+  auto r = widen_resources_json(in, NodeSet::of({0, 1}), NodeSet::of({1}));
+  REQUIRE(r.update);
+  CHECK(r.text == R"({"memory":{"limit":100},"cpu":{"shares":2,"mems":"0-1","cpus":"0-1"}})");
+  auto none = widen_resources_json(R"({"cpu":{"shares":2}})", NodeSet::of({0, 1}), NodeSet::of({1}));
+  CHECK(!none.update);
+  CHECK(none.text == R"({"cpu":{"shares":2}})");
+  CHECK_THROWS_AS(widen_resources_json("nope", NodeSet::of({0}), NodeSet::of({0})), Error);
+}
+
+TEST_CASE("runc state.json: bundle label and cpuset path (v1), the unified path (v2)") {
+  auto v1 = parse_runc_state(
+      R"({"id":"c","init_process_pid":5,"config":{"labels":["bundle=/run/b"]},"cgroup_paths":{"cpu":"/sys/fs/cgroup/cpu/x","cpuset":"/sys/fs/cgroup/cpuset/x"}})");
+  CHECK(v1.bundle == "/run/b");
+  CHECK(v1.cpuset_dir == "/sys/fs/cgroup/cpuset/x");
+  auto v2 = parse_runc_state(R"({"cgroup_paths":{"":"/sys/fs/cgroup/x"}})");
+  CHECK(v2.cpuset_dir == "/sys/fs/cgroup/x");
+  CHECK(!v2.bundle);
+  CHECK_THROWS_AS(parse_runc_state("[1]"), Error);
+}
+
+TEST_CASE("runc's log: our error in the format the caller reads") {
+  CHECK(runc_log_error_line("json", "a \"b\"", "T") == "{\"level\":\"error\",\"msg\":\"a \\\"b\\\"\",\"time\":\"T\"}\n");
+  CHECK(runc_log_error_line("text", "a \"b\"\nc", "T") == "time=\"T\" level=error msg=\"a \\\"b\\\"\\nc\"\n");
+  auto c = parse_runc_command_line({"runc", "--log", "/l.json", "--log-format=json", "create", "id"});
+  CHECK(c.log == "/l.json");
+  CHECK(c.log_format == "json");
+}

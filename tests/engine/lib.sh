@@ -1,0 +1,83 @@
+# Shared by the shim and engine tests (sourced). The approach of tests/runtime/run-runtime-tests.sh:
+# real runtimes and real cgroups; only the NVIDIA driver is faked, by a tmpfs over /proc/driver in
+# a private mount namespace. Here that namespace also overlays /etc (writes land in the temp dir),
+# so /etc/gpu-numa-hook/config.toml, which the shim and the hook read by default, is the test's:
+# the production binaries read their production paths. The host's /etc is never touched.
+# Needs before sourcing: nothing. Sets TMP, RUNID, GPU_BUS; defines pass/fail/skip/finish.
+set -u
+PASSED=0
+FAILED=0
+SKIPPED=0
+START_S=$SECONDS
+pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
+skip() {
+    if [ "${CI:-}" = "true" ]; then fail "$1" "CI=true and $2"; else
+        echo "SKIP: ***** $1: $2 *****"; SKIPPED=$((SKIPPED + 1)); fi
+}
+finish() {
+    [ "$SKIPPED" -gt 0 ] && echo "SKIP: ***** $SKIPPED case group(s) skipped: not proven on this run *****"
+    echo "took $((SECONDS - START_S)) s"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+    exit $?
+}
+one_line() { tr '\n' ' ' | sed 's/[[:space:]]\+/ /g; s/^ //; s/ $//' | cut -c1-700; }
+need_tools() { # TOOL...: skip (FAIL under CI) the whole suite when one is missing
+    local t
+    if [ "$(id -u)" != 0 ]; then skip "all cases" "not root"; finish; fi
+    for t in "$@"; do
+        command -v "$t" >/dev/null 2>&1 || { skip "all cases" "required tool '$t' is missing (tests/run-all.sh installs it)"; finish; }
+    done
+}
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+
+TMP=$(mktemp -d /tmp/gnh-eng.XXXXXX)
+chmod 755 "$TMP"
+RUNID=$(basename "$TMP" | sed 's/^gnh-eng\.//' | tr 'A-Z' 'a-z')
+mkdir -p "$TMP"/{rootfs/bin,rootfs/proc,rootfs/dev,rootfs/sys,rootfs/etc,rootfs/tmp,drivers,cfg,logs,bundles,state,out}
+
+make_rootfs() {
+    local bb
+    bb=$(command -v busybox)
+    cp "$bb" "$TMP/rootfs/bin/busybox"
+    for a in sh cat grep ls echo sleep true test; do ln -sf busybox "$TMP/rootfs/bin/$a"; done
+}
+
+# The fake GPU: a real 580.159.04 information file at a PCI address this host does not have.
+GPU_BUS=""
+for b in 0000:00:06.0 0000:00:07.0 0000:fe:1f.7; do [ -e "/sys/bus/pci/devices/$b" ] || { GPU_BUS=$b; break; }; done
+make_driver() { # NAME [NODE STATUS]
+    local d="$TMP/drivers/$1/nvidia/gpus/$GPU_BUS"
+    mkdir -p "$d"
+    printf 'Model: \t\t NVIDIA H200\nIRQ:   \t\t 41\nGPU UUID: \t GPU-f0586c67-b718-ef40-6571-4caeff0ab99c\nVideo BIOS: \t 96.00.a5.00.1a\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: \t 0xfffffffffffff\nBus Location: \t %s\nDevice Minor: \t 0\nGPU Firmware: \t 580.159.04\nGPU Excluded:\t No\n' "$GPU_BUS" >"$d/information"
+    [ $# -ge 3 ] && printf 'Node:      %s\nStatus:    %s\n' "$2" "$3" >"$d/numa_status"
+}
+
+# write_config NAME TOML...: $TMP/cfg/NAME.toml, logging to $TMP/logs/NAME.log
+write_config() {
+    local name=$1 extra
+    shift
+    { printf '[log]\nfile = "%s"\n\n[lock]\npath = "%s/hook.lock"\n\n' "$TMP/logs/$name.log" "$TMP"
+      for extra in "$@"; do printf '%s\n' "$extra"; done; } >"$TMP/cfg/$name.toml"
+    : >"$TMP/logs/$name.log"
+}
+
+# in_ns DRIVER CONFIGNAME CMD...: CMD in a private mount namespace with the fake driver over
+# /proc/driver and /etc overlaid, holding $TMP/cfg/CONFIGNAME.toml as /etc/gpu-numa-hook/config.toml.
+in_ns() {
+    local v=$1 cfg=$2
+    shift 2
+    rm -rf "$TMP/etc-ovl"; mkdir -p "$TMP/etc-ovl/upper" "$TMP/etc-ovl/work"
+    unshare -m --propagation private -- /bin/bash -c '
+        mount -t tmpfs -o size=1m,mode=0555 gnh-fake-driver /proc/driver || exit 97
+        cp -a "$1/." /proc/driver/ || exit 97
+        mount -t overlay gnh-etc -o "lowerdir=/etc,upperdir=$2/upper,workdir=$2/work" /etc || exit 97
+        mkdir -p /etc/gpu-numa-hook && cp "$3" /etc/gpu-numa-hook/config.toml || exit 97
+        shift 3
+        exec "$@"' gnh-ns "$TMP/drivers/$v" "$TMP/etc-ovl" "$TMP/cfg/$cfg.toml" "$@"
+}
+
+cpuset_mount() {
+    awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)cpuset(,|$)/) print $5; break } }' /proc/self/mountinfo | head -n1
+}
