@@ -26,4 +26,16 @@ int run_check(const GlobalOptions& opts, const CheckOptions& check);
 // Exit 0 ready, 1 timed out (or never ready), 2 error.
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
 
+struct InstallCommandOptions {
+  std::string runtime;  // docker, containerd, podman, crio, nvidia-legacy
+  std::optional<std::string> runtime_config;  // the file (or hooks directory) to edit
+  std::string runtime_path = "/usr/bin/gpu-numa-runtime";
+  std::string hook_path = "/usr/bin/gpu-numa-hook";
+  bool set_default = false;
+  bool dry_run = false;
+  bool uninstall = false;
+};
+// Exit 0 done (or nothing to do), 2 error (the file is left untouched).
+int run_install(const GlobalOptions& opts, const InstallCommandOptions& install);
+
 }  // namespace gnh

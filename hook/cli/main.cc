@@ -72,6 +72,18 @@ int run(int argc, char** argv) {
   auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
   wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
 
+  gnh::InstallCommandOptions install_opts;
+  auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
+  install->add_option("--runtime", install_opts.runtime, "The engine")
+      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "nvidia-legacy"}));
+  install->add_option("--runtime-config", install_opts.runtime_config,
+                      "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
+  install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
+  install->add_option("--hook-path", install_opts.hook_path, "Where gpu-numa-hook is (default /usr/bin/gpu-numa-hook)")->type_name("FILE");
+  install->add_flag("--set-default", install_opts.set_default, "docker, containerd: make gpu-numa the default runtime");
+  install->add_flag("--dry-run", install_opts.dry_run, "Print the diff; write nothing");
+  install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -83,6 +95,7 @@ int run(int argc, char** argv) {
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);
+  if (*install) return gnh::run_install(opts, install_opts);
   return gnh::as_int(gnh::ExitCode::error);
 }
 

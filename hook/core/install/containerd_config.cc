@@ -1,0 +1,96 @@
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "base/error.h"
+#include "install/config_edit.h"
+
+namespace gnh {
+
+namespace {
+
+toml::table parse_toml(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    fail(file + ": line " + std::to_string(e.source().begin.line) + ", column " +
+         std::to_string(e.source().begin.column) + ": cannot parse, left untouched: " + std::string(e.description()));
+  }
+}
+
+// t[key] as a table, created when absent; Failure when it is something else.
+toml::table& sub(toml::table& t, const std::string& key, const std::string& file, const std::string& where) {
+  if (!t.contains(key)) t.insert(key, toml::table{});
+  toml::table* s = t[key].as_table();
+  if (!s) fail(file + ": " + where + " is not a table, left untouched");
+  return *s;
+}
+
+// Removes t[key] when it is an empty table (one we may have created).
+void drop_if_empty(toml::table& t, const std::string& key) {
+  if (auto* s = t[key].as_table(); s && s->empty()) t.erase(key);
+}
+
+std::string emit(const toml::table& t) {
+  std::ostringstream out;
+  out << toml::toml_formatter(t, toml::toml_formatter::default_flags & ~toml::format_flags::indentation);
+  std::string s = out.str();
+  if (!s.empty() && s.back() != '\n') s += '\n';
+  return s;
+}
+
+}  // namespace
+
+std::string edit_containerd_config(std::string_view text, const std::string& file, const InstallOptions& o) {
+  toml::table root = parse_toml(text, file);
+  const bool fresh = root.empty();
+  if (fresh && !o.uninstall) root.insert("version", 2);
+  long long version = root["version"].value_or(1LL);
+  const std::string plugin = version >= 2 ? "io.containerd.grpc.v1.cri" : "cri";
+  const std::string where = "plugins.\"" + plugin + "\"";
+  if (o.uninstall) {
+    auto* plugins = root["plugins"].as_table();
+    auto* cri = plugins ? (*plugins)[plugin].as_table() : nullptr;
+    auto* ctd = cri ? (*cri)["containerd"].as_table() : nullptr;
+    auto* rts = ctd ? (*ctd)["runtimes"].as_table() : nullptr;
+    if (rts) {
+      auto* ours = (*rts)[kRuntimeName].as_table();
+      if (ours && (*ours)["options"]["BinaryName"].value_or(std::string()) == o.runtime_path) rts->erase(kRuntimeName);
+      drop_if_empty(*ctd, "runtimes");
+    }
+    if (ctd && (*ctd)["default_runtime_name"].value_or(std::string()) == kRuntimeName) ctd->erase("default_runtime_name");
+    if (cri) drop_if_empty(*cri, "containerd");
+    if (plugins) drop_if_empty(*plugins, plugin);
+    drop_if_empty(root, "plugins");
+    return emit(root);
+  }
+  toml::table& ctd = sub(sub(sub(root, "plugins", file, "plugins"), plugin, file, where), "containerd", file, where + ".containerd");
+  toml::table& rts = sub(ctd, "runtimes", file, where + ".containerd.runtimes");
+  toml::table ours;
+  ours.insert("runtime_type", "io.containerd.runc.v2");
+  toml::table options;
+  options.insert("BinaryName", o.runtime_path);
+  ours.insert("options", std::move(options));
+  rts.insert_or_assign(kRuntimeName, std::move(ours));
+  if (o.set_default) ctd.insert_or_assign("default_runtime_name", kRuntimeName);
+  return emit(root);
+}
+
+std::string edit_nvidia_runtime_config(std::string_view text, const std::string& file, const InstallOptions& o,
+                                       std::string* previous_hook, const std::string& restore_hook) {
+  toml::table root = parse_toml(text, file);
+  toml::table& hook = sub(root, "nvidia-container-runtime-hook", file, "nvidia-container-runtime-hook");
+  std::string current = hook["path"].value_or(std::string("nvidia-container-runtime-hook"));
+  if (previous_hook) *previous_hook = current;
+  if (o.uninstall) {
+    if (current == o.hook_path) {
+      if (restore_hook.empty()) hook.erase("path");
+      else hook.insert_or_assign("path", restore_hook);
+    }
+    drop_if_empty(root, "nvidia-container-runtime-hook");
+  } else {
+    hook.insert_or_assign("path", o.hook_path);
+  }
+  return emit(root);
+}
+
+}  // namespace gnh
