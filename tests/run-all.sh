@@ -23,6 +23,8 @@ packages=(
   clang libclang-rt-14-dev systemd jq
   # the protocol model (tests/model): the spin model checker (pan is built with gcc)
   spin
+  # issue 12: real engines, man pages, the package
+  docker.io containerd scdoc man-db dpkg-dev file
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -32,7 +32,8 @@ need_tools() { # TOOL...: skip (FAIL under CI) the whole suite when one is missi
 }
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 
-TMP=$(mktemp -d /tmp/gnh-eng.XXXXXX)
+# GNH_TMP: a script run inside in_ns reuses its caller's temp dir (the caller cleans up).
+TMP=${GNH_TMP:-$(mktemp -d /tmp/gnh-eng.XXXXXX)}
 chmod 755 "$TMP"
 RUNID=$(basename "$TMP" | sed 's/^gnh-eng\.//' | tr 'A-Z' 'a-z')
 mkdir -p "$TMP"/{rootfs/bin,rootfs/proc,rootfs/dev,rootfs/sys,rootfs/etc,rootfs/tmp,drivers,cfg,logs,bundles,state,out}

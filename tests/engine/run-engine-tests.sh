@@ -1,0 +1,161 @@
+#!/bin/bash
+# Real dockerd (20.10) and containerd (1.6) with gpu-numa-runtime registered by `gpu-numa-hook
+# install`: started by this test (no systemd), in a private mount namespace holding the fake driver
+# and an /etc overlay (lib.sh), with their own sockets, state and data under a temp dir
+# (--iptables=false --bridge=none --storage-driver=vfs), stopped by pid.
+# The Docker CLI is Debian's /usr/bin/docker (20.10, matching the daemon; /usr/local/bin/docker,
+# a newer static CLI, may shadow it in PATH), talking to our daemon through DOCKER_HOST.
+# Usage: tests/engine/run-engine-tests.sh [HOOK] [RUNTIME]
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+. "$SCRIPT_DIR/lib.sh"
+HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
+SHIM=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
+stop_pidfile() { # FILE: TERM, wait up to 15 s, then KILL
+    local pid i
+    pid=$(cat "$1" 2>/dev/null) || return 0
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null
+    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+}
+cleanup() {
+    local p d
+    stop_pidfile "$TMP/dockerd.pid"
+    # containerd's runc shims of this run: their command line names our socket
+    for p in $(pgrep -f "containerd-shim-runc-v2 .*$TMP/ctd" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    stop_pidfile "$TMP/containerd.pid"
+    for d in /sys/fs/cgroup/*/gnh-eng-$RUNID /sys/fs/cgroup/*/gnh-ctd-$RUNID; do
+        [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null; }
+    done
+    grep -o " $TMP[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+    [ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP" 2>/dev/null
+}
+if [ -z "${GNH_TMP:-}" ]; then
+    trap cleanup EXIT
+    need_tools dockerd containerd ctr runc jq unshare busybox
+    [ -x /usr/bin/docker ] || { skip "all cases" "Debian's docker CLI /usr/bin/docker is missing (apt-get install docker.io)"; finish; }
+    [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
+    make_rootfs
+    make_driver online0 0 online
+    write_config engine "[runtime]" "hook = \"$HOOK\"" 'next = ["runc"]'
+    GNH_TMP=$TMP in_ns online0 engine /bin/bash "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM"
+    exit $?
+fi
+
+# ---------------------------------------------------------------- inside the namespace
+DOCKER=/usr/bin/docker
+LOG=$TMP/logs/engine.log
+CTD=$TMP/ctd
+SOCK=$CTD/containerd.sock
+mkdir -p "$CTD" "$TMP/dev" "$TMP/docker"
+mknod "$TMP/dev/nvidia0" c 195 0   # a host path for docker --device (never opened)
+set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia/gpus/$GPU_BUS/numa_status"; }
+
+# containerd: its own root, state and socket; our runtime added by install (CRI plugin config)
+cat >"$CTD/config.toml" <<TOML
+version = 2
+root = "$CTD/root"
+state = "$CTD/state"
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+TOML
+OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?
+DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
+if [ "$RC" = 0 ] && echo "$DUMP" | sed -n '/containerd.runtimes.gpu-numa\]/,/^\[/p' | grep -q 'runtime_type = "io.containerd.runc.v2"' &&
+    echo "$DUMP" | grep -A2 'runtimes.gpu-numa.options\]' | grep -qF "BinaryName = \"$SHIM\""; then
+    pass "containerd config dump shows the runtime install added (runc.v2, BinaryName = the shim)"
+else fail "containerd install + config dump" "rc $RC: $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; fi
+
+containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
+echo $! >"$TMP/containerd.pid"
+for i in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+[ -S "$SOCK" ] || { fail "containerd start" "no socket: $(tail -5 "$TMP/containerd.log" | one_line)"; finish; }
+
+# ctr run through containerd's runc v2 shim, which calls our shim as its runc binary
+CTR="ctr -a $SOCK -n gnh"
+id=ctd-gpu-$RUNID
+OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
+      --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'grep Mems_allowed_list /proc/self/status' 2>&1); RC=$?
+# a non-GPU container first; GPU containers by NVIDIA_VISIBLE_DEVICES (legacy-mode form)
+line=$(grep "container=$id " "$LOG")
+[ "$RC" = 0 ] && echo "$line" | grep -q 'action=allow gpus=- .*fast path' &&
+    pass "ctr run --runc-binary gpu-numa-runtime: the hook ran (non-GPU fast path): $(echo "$OUT" | one_line)" ||
+    fail "ctr run --runc-binary" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+id=ctd-env-$RUNID
+OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
+      --env NVIDIA_VISIBLE_DEVICES=0 --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'grep Mems_allowed_list /proc/self/status' 2>&1); RC=$?
+line=$(grep "container=$id " "$LOG")
+[ "$RC" = 0 ] && echo "$line" | grep -q "action=allow gpus=/dev/nvidia0($GPU_BUS) required=0" &&
+    pass "ctr run --runc-binary: GPU container (NVIDIA_VISIBLE_DEVICES=0), node 0 online: allowed and logged" ||
+    fail "ctr run GPU container" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+set_status online_in_progress
+id=ctd-refused-$RUNID
+OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
+      --env NVIDIA_VISIBLE_DEVICES=0 --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'echo container-ran' 2>&1); RC=$?
+[ "$RC" != 0 ] && echo "$OUT" | grep -qF "gpu-numa-hook: container $id: refusing start" && ! echo "$OUT" | grep -q container-ran &&
+    pass "ctr run: GPU memory node not online: refused, ctr shows our line" ||
+    fail "ctr run refused" "rc $RC $(echo "$OUT" | one_line)"
+set_status online
+$CTR containers rm "$id" >/dev/null 2>&1
+
+# dockerd on that containerd, our runtime registered by install
+start_dockerd() {
+    dockerd --containerd="$SOCK" --config-file "$TMP/daemon.json" --data-root "$TMP/docker/data" \
+        --exec-root "$TMP/docker/exec" --pidfile "$TMP/dockerd.pid" -H "unix://$TMP/docker.sock" \
+        --iptables=false --ip-masq=false --bridge=none --storage-driver=vfs --cgroup-parent "/gnh-eng-$RUNID" \
+        >>"$TMP/dockerd.log" 2>&1 &
+    for i in $(seq 1 300); do DOCKER_HOST=unix://$TMP/docker.sock $DOCKER info >/dev/null 2>&1 && return 0; sleep 0.1; done
+    return 1
+}
+echo '{"log-level": "warn"}' >"$TMP/daemon.json"
+OUT=$("$HOOK" install --runtime docker --runtime-config "$TMP/daemon.json" --runtime-path "$SHIM" 2>&1) ||
+    fail "install --runtime docker" "$(echo "$OUT" | one_line)"
+start_dockerd || { fail "dockerd start" "$(tail -5 "$TMP/dockerd.log" | one_line)"; finish; }
+export DOCKER_HOST=unix://$TMP/docker.sock
+tar -C "$TMP/rootfs" -c . | $DOCKER import - gnh-busybox >/dev/null || { fail "docker import" "image"; finish; }
+if $DOCKER info 2>/dev/null | grep -q 'Runtimes:.*gpu-numa'; then pass "docker info lists the gpu-numa runtime"; else fail "docker info" "$($DOCKER info 2>&1 | grep -i runtime | one_line)"; fi
+
+drun() { # NAME [docker run args...]: sets RC, OUT; container name NAME-RUNID
+    local n=$1-$RUNID
+    shift
+    OUT=$(timeout 90 $DOCKER run --rm --name "$n" "$@" 2>&1); RC=$?
+    CID=$($DOCKER inspect -f '{{.Id}}' "$n" 2>/dev/null)
+}
+id_in_log() { grep -E "container=[0-9a-f]{64} " "$LOG" | tail -n1; }
+: >"$LOG"
+drun gpu --runtime gpu-numa --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'grep Mems_allowed_list /proc/self/status; test -c /dev/nvidia0 && echo has-nvidia0'
+line=$(id_in_log)
+[ "$RC" = 0 ] && echo "$OUT" | grep -q has-nvidia0 && echo "$line" | grep -q "action=allow gpus=/dev/nvidia0($GPU_BUS) required=0" &&
+    pass "docker run --runtime gpu-numa --device /dev/nvidia0, node 0 online: allowed and logged ($(echo "$OUT" | one_line))" ||
+    fail "docker run GPU allowed" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+: >"$LOG"
+set_status offline
+drun refused --runtime gpu-numa --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo container-ran'
+set_status online
+if [ "$RC" != 0 ] && echo "$OUT" | grep -q "gpu-numa-hook: container [0-9a-f]\{64\}: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet" &&
+    ! echo "$OUT" | grep -q container-ran && grep -q 'action=refuse' "$LOG"; then
+    pass "docker run, GPU memory node offline: refused; docker's error shows our line"
+    echo "$OUT" >"$TMP/docker-refusal.txt"
+else fail "docker run refused" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"; fi
+[ -n "${GNH_ENGINE_EVIDENCE:-}" ] && cp "$TMP/docker-refusal.txt" "$GNH_ENGINE_EVIDENCE" 2>/dev/null
+: >"$LOG"
+drun plain --runtime gpu-numa gnh-busybox sh -c 'echo plain-ran'
+[ "$RC" = 0 ] && echo "$OUT" | grep -q plain-ran && id_in_log | grep -q 'action=allow gpus=- .*fast path' &&
+    pass "docker run --runtime gpu-numa, non-GPU container: unaffected (fast path logged)" ||
+    fail "docker run non-GPU" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+
+# --set-default: no --runtime on docker run
+OUT=$("$HOOK" install --runtime docker --runtime-config "$TMP/daemon.json" --runtime-path "$SHIM" --set-default 2>&1) ||
+    fail "install --set-default" "$(echo "$OUT" | one_line)"
+stop_pidfile "$TMP/dockerd.pid"
+start_dockerd || { fail "dockerd restart" "$(tail -5 "$TMP/dockerd.log" | one_line)"; finish; }
+: >"$LOG"
+drun default --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo default-ran'
+[ "$RC" = 0 ] && echo "$OUT" | grep -q default-ran && id_in_log | grep -q "action=allow gpus=/dev/nvidia0" &&
+    pass "install --set-default: docker run without --runtime goes through gpu-numa (hook logged)" ||
+    fail "docker --set-default" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+stop_pidfile "$TMP/dockerd.pid"
+finish
