@@ -1,0 +1,66 @@
+#!/bin/bash
+# The Debian package: cpack -G DEB from the build tree, apt-get install ./...deb on this machine,
+# files in place, --version, man pages, a reinstall keeping a changed config, the shim and engine
+# suites against the INSTALLED binaries and config paths, and purge leaving nothing behind.
+# Usage: tests/package/run-package-tests.sh BUILD_DIR. Installs into / and purges at the end:
+# refuses to run when gpu-numa-hook is already installed (it would remove the operator's copy).
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+BUILD=$(cd "${1:-$REPO/build}" && pwd)
+. "$REPO/tests/engine/lib.sh"
+trap 'rm -rf "$TMP"' EXIT
+need_tools cpack dpkg-deb apt-get man
+if dpkg -s gpu-numa-hook >/dev/null 2>&1; then
+    fail "precondition" "gpu-numa-hook is already installed here; this test installs and purges it (apt-get purge gpu-numa-hook first)"; finish
+fi
+OUT=$(cd "$BUILD" && cpack -G DEB -B "$TMP/pkg" 2>&1) || { fail "cpack -G DEB" "$(echo "$OUT" | tail -3 | one_line)"; finish; }
+DEB=$(ls "$TMP"/pkg/gpu-numa-hook_*.deb 2>/dev/null | head -n1)
+[ -f "$DEB" ] || { fail "cpack -G DEB" "no .deb in $TMP/pkg"; finish; }
+pass "cpack -G DEB built $(basename "$DEB")"
+deps=$(dpkg-deb -f "$DEB" Depends)
+[ -z "$deps" ] && pass "Depends is empty (static binaries)" || fail "Depends" "'$deps'"
+dpkg-deb -e "$DEB" "$TMP/control"
+grep -qx /etc/gpu-numa-hook/config.toml "$TMP/control/conffiles" && pass "config.toml is a conffile" || fail "conffiles" "$(cat "$TMP/control/conffiles")"
+FILES=$(dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's#^\.##' | grep -v '/$')
+
+purge() { DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpu-numa-hook >"$TMP/apt-purge.log" 2>&1; }
+trap 'purge; rm -rf "$TMP"' EXIT
+( cd "$(dirname "$DEB")" && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$(basename "$DEB")" ) >"$TMP/apt.log" 2>&1 ||
+    { fail "apt-get install ./deb" "$(tail -5 "$TMP/apt.log" | one_line)"; finish; }
+missing=""
+for f in $FILES; do [ -e "$f" ] || missing="$missing $f"; done
+[ -z "$missing" ] && pass "apt-get install ./$(basename "$DEB"): all $(echo "$FILES" | wc -l) files in place" || fail "files in place" "missing:$missing"
+for f in /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime /etc/gpu-numa-hook/config.toml /usr/share/containers/oci/hooks.d/gpu-numa-hook.json \
+         /usr/lib/systemd/system/gpu-numa-hook-check.timer /etc/logrotate.d/gpu-numa-hook /usr/share/man/man5/gpu-numa-hook.toml.5; do
+    [ -e "$f" ] || fail "installed $f" "missing"
+done
+V=$(/usr/bin/gpu-numa-hook --version 2>&1)
+echo "$V" | grep -qE '^gpu-numa-hook [0-9]+\.[0-9]+\.[0-9]+ \(revision [^)]+\)$' && pass "gpu-numa-hook --version: $V" || fail "--version" "$V"
+R=$(/usr/bin/gpu-numa-runtime --version 2>&1 | head -n2 | one_line)
+echo "$R" | grep -q "gpu-numa-runtime version .* revision:" && pass "gpu-numa-runtime --version: $R" || fail "runtime --version" "$R"
+M=$(MANPAGER=cat MANWIDTH=100 man gpu-numa-hook 2>&1)
+echo "$M" | grep -q "gpu-numa-hook - keep GPU containers" && MANPAGER=cat man 1 gpu-numa-runtime >/dev/null 2>&1 && MANPAGER=cat man 5 gpu-numa-hook.toml >/dev/null 2>&1 &&
+    pass "man gpu-numa-hook, gpu-numa-runtime(1), gpu-numa-hook.toml(5)" || fail "man pages" "$(echo "$M" | head -3 | one_line)"
+bash -c '. /usr/share/bash-completion/completions/gpu-numa-hook && complete -p gpu-numa-hook' >/dev/null 2>&1 && pass "bash completion loads" || fail "bash completion" "does not load"
+
+# a changed conffile survives a reinstall
+printf '\n# operator change %s\n' "$RUNID" >>/etc/gpu-numa-hook/config.toml
+( cd "$(dirname "$DEB")" && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall -o Dpkg::Options::=--force-confold "./$(basename "$DEB")" ) >"$TMP/apt2.log" 2>&1 ||
+    fail "reinstall" "$(tail -3 "$TMP/apt2.log" | one_line)"
+grep -q "operator change $RUNID" /etc/gpu-numa-hook/config.toml && pass "reinstall keeps the changed /etc/gpu-numa-hook/config.toml" || fail "reinstall keeps config" "change lost"
+
+# the runtime suites against the installed files
+OUT=$(bash "$REPO/tests/engine/run-shim-tests.sh" /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime 2>&1); RC=$?
+[ "$RC" = 0 ] && pass "shim suite against /usr/bin: $(echo "$OUT" | tail -n1)" || fail "shim suite against /usr/bin" "$(echo "$OUT" | grep -E '^FAIL|passed' | one_line)"
+OUT=$(bash "$REPO/tests/engine/run-engine-tests.sh" /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime 2>&1); RC=$?
+[ "$RC" = 0 ] && pass "dockerd/containerd suite against /usr/bin: $(echo "$OUT" | tail -n1)" || fail "engine suite against /usr/bin" "$(echo "$OUT" | grep -E '^FAIL|passed' | one_line)"
+
+# the installed hook with the installed config writes the default log; purge removes it all
+echo '{"ociVersion":"1.0.2","id":"pkg-'"$RUNID"'","status":"creating","pid":1,"bundle":"/nonexistent-'"$RUNID"'"}' | /usr/bin/gpu-numa-hook prestart >/dev/null 2>&1
+grep -q "container=pkg-$RUNID" /var/log/gpu-numa-hook.log 2>/dev/null && pass "installed hook logs to /var/log/gpu-numa-hook.log" || fail "default log" "no line"
+purge || fail "apt-get purge" "$(tail -3 "$TMP/apt-purge.log" | one_line)"
+left=""
+for f in $FILES /etc/gpu-numa-hook /var/log/gpu-numa-hook.log; do [ -e "$f" ] && left="$left $f"; done
+ls /var/log/gpu-numa-hook.log.* >/dev/null 2>&1 && left="$left /var/log/gpu-numa-hook.log.*"
+! dpkg -s gpu-numa-hook >/dev/null 2>&1 && [ -z "$left" ] && pass "apt-get purge: nothing left (files, /etc/gpu-numa-hook, the log)" || fail "purge" "left:$left"
+finish
