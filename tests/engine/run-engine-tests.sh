@@ -33,7 +33,7 @@ cleanup() {
 }
 if [ -z "${GNH_TMP:-}" ]; then
     trap cleanup EXIT
-    need_tools dockerd containerd ctr runc jq unshare busybox
+    need_tools dockerd containerd ctr runc jq unshare busybox python3
     [ -x /usr/bin/docker ] || { skip "all cases" "Debian's docker CLI /usr/bin/docker is missing (apt-get install docker.io)"; finish; }
     [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
     make_rootfs
@@ -157,5 +157,53 @@ drun default --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo de
 [ "$RC" = 0 ] && echo "$OUT" | grep -q default-ran && id_in_log | grep -q "action=allow gpus=/dev/nvidia0" &&
     pass "install --set-default: docker run without --runtime goes through gpu-numa (hook logged)" ||
     fail "docker --set-default" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+
+# examples/kubernetes: the image builds offline with this dockerd (FROM scratch), and every command
+# of the DaemonSet runs for real in it, with its securityContext (read-only root, no capability, no
+# privilege escalation) and its hostPath mounts pointed at a fake host directory.
+K8S=$REPO/examples/kubernetes
+CMDS=$(python3 "$K8S/commands.py" 2>&1) || fail "examples/kubernetes YAML" "$(echo "$CMDS" | one_line)"
+sh "$K8S/build-context.sh" "$TMP/k8s-ctx" "$HOOK" "$SHIM" &&
+    OUT=$($DOCKER build -q -t gnh-k8s:test -f "$K8S/Containerfile" "$TMP/k8s-ctx" 2>&1) &&
+    pass "examples/kubernetes/Containerfile builds offline (FROM scratch)" || fail "docker build Containerfile" "$(echo "$OUT" | one_line)"
+H=$TMP/k8s-host
+mkdir -p "$H/usr/bin" "$H/etc/gpu-numa-hook" "$H/etc/containerd" "$H/textfile"
+printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n' >"$H/etc/containerd/config.toml"
+k8s_run() { # NAME [docker run args]: the DaemonSet container NAME's command in the image
+    local name=$1 cmd
+    shift
+    cmd=$(echo "$CMDS" | python3 -c 'import json,sys
+for l in sys.stdin:
+    c = json.loads(l)
+    if c["name"] == sys.argv[1]: print("\0".join(c["command"]))' "$name" | tr '\0' '\n')
+    [ -n "$cmd" ] || { echo "no container $name in the DaemonSet"; return 1; }
+    mapfile -t argv <<<"$cmd"
+    $DOCKER run --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
+        -v "$H/usr/bin:/host/usr/bin" -v "$H/etc/gpu-numa-hook:/host/etc/gpu-numa-hook" \
+        -v "$H/etc/containerd:/host/etc/containerd" -v "$H/textfile:/textfile" \
+        "$@" --entrypoint "${argv[0]}" gnh-k8s:test "${argv[@]:1}" 2>&1
+}
+OUT=$(k8s_run install-files --rm); RC=$?
+[ "$RC" = 0 ] && cmp -s "$H/usr/bin/gpu-numa-hook" "$HOOK" && cmp -s "$H/usr/bin/gpu-numa-runtime" "$SHIM" && cmp -s "$H/etc/gpu-numa-hook/config.toml" "$REPO/config/config.toml" &&
+    pass "DaemonSet install-files: binaries and default config land on the host" || fail "DaemonSet install-files" "rc $RC $(echo "$OUT" | one_line)"
+OUT=$(k8s_run register-containerd --rm); RC=$?
+DUMP=$(containerd --config "$H/etc/containerd/config.toml" config dump 2>&1)
+[ "$RC" = 0 ] && echo "$DUMP" | grep -q 'BinaryName = "/usr/bin/gpu-numa-runtime"' && echo "$DUMP" | grep -q 'runtimes.runc\]' &&
+    pass "DaemonSet register-containerd: install --runtime containerd on the host's config (config dump shows gpu-numa and runc)" ||
+    fail "DaemonSet register-containerd" "rc $RC $(echo "$OUT" | one_line)"
+OUT=$(k8s_run register-containerd --rm); echo "$OUT" | grep -q "nothing to do: already installed" &&
+    pass "DaemonSet register-containerd again (pod restart): nothing to do" || fail "register-containerd twice" "$(echo "$OUT" | one_line)"
+# check: the DaemonSet mounts the host's / at /host; here the whole / is bound read-only at /host
+CID=$($DOCKER run -d --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
+      -v "/:/host:ro" -v "$H/textfile:/textfile" --entrypoint /bin/busybox gnh-k8s:test \
+      sh -c "$(echo "$CMDS" | python3 -c 'import json,sys
+for l in sys.stdin:
+    c = json.loads(l)
+    if c["name"] == "check": print(c["command"][3])')" 2>&1)
+for i in $(seq 1 100); do [ -s "$H/textfile/gpu_numa_hook.prom" ] && break; sleep 0.1; done
+$DOCKER rm -f "$CID" >/dev/null 2>&1
+grep -q '^gpu_numa' "$H/textfile/gpu_numa_hook.prom" 2>/dev/null &&
+    pass "DaemonSet check: check --prometheus through --host-root /host writes $(grep -c '^gpu_numa' "$H/textfile/gpu_numa_hook.prom") metric lines" ||
+    fail "DaemonSet check" "no metrics; $($DOCKER logs "$CID" 2>&1 | one_line) $CID"
 stop_pidfile "$TMP/dockerd.pid"
 finish

@@ -1,0 +1,12 @@
+#!/bin/sh
+# build-context.sh DIR [HOOK] [RUNTIME]: fills DIR with what the Containerfile copies, then:
+#   docker build -t gpu-numa-hook:0.1.0 -f examples/kubernetes/Containerfile DIR
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+dir=$1
+mkdir -p "$dir"
+cp "${2:-$repo/build/gpu-numa-hook}" "$dir/gpu-numa-hook"
+cp "${3:-$repo/build/gpu-numa-runtime}" "$dir/gpu-numa-runtime"
+cp "$(command -v busybox)" "$dir/busybox"   # Debian: busybox-static (statically linked)
+cp "$repo/config/config.toml" "$dir/config.toml"
