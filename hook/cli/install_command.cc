@@ -78,6 +78,26 @@ std::string absolute_nvidia_hook(const std::string& p) {
   return p.empty() || p.front() == '/' ? p : "/usr/bin/" + p;
 }
 
+// Uninstall undoes exactly what install did where it can tell: when the file is what install makes
+// of its backup, the backup comes back byte for byte (comments of a TOML file included); when it is
+// what install makes of nothing, the file goes, as it was absent. Otherwise the computed edit
+// (which removes only our entries) stands. `install_edit` is install's edit, with and without
+// --set-default as the operator may have used either.
+struct Undo {
+  std::string after;
+  bool remove = false;
+};
+template <typename Edit>
+Undo exact_undo(const std::string& path, const std::optional<std::string>& before, std::string computed, Edit install_edit) {
+  if (!before) return {std::move(computed), false};
+  auto backup = read_optional(path + ".gpu-numa-hook.bak");
+  for (bool set_default : {false, true}) {
+    if (backup && install_edit(*backup, set_default) == *before) return {*backup, false};
+    if (install_edit("", set_default) == *before) return {"", true};
+  }
+  return {std::move(computed), false};
+}
+
 }  // namespace
 
 int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
@@ -97,14 +117,29 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
     std::string restart;
     if (rt == "docker") {
       auto before = read_optional(file);
-      changed = apply(file, before, edit_docker_daemon_json(before.value_or(""), file, io), false, o);
+      Undo u{edit_docker_daemon_json(before.value_or(""), file, io), false};
+      if (o.uninstall)
+        u = exact_undo(file, before, u.after, [&](const std::string& t, bool d) {
+          InstallOptions i = io;
+          i.uninstall = false;
+          i.set_default = d;
+          return edit_docker_daemon_json(t, file, i);
+        });
+      changed = apply(file, before, u.after, u.remove, o);
       restart = "restart dockerd to apply: systemctl restart docker";
     } else if (rt == "containerd") {
       auto before = read_optional(file);
-      std::string after = edit_containerd_config(before.value_or(""), file, io);
-      if (o.dry_run && before && *before != after)
+      Undo u{edit_containerd_config(before.value_or(""), file, io), false};
+      if (o.uninstall)
+        u = exact_undo(file, before, u.after, [&](const std::string& t, bool d) {
+          InstallOptions i = io;
+          i.uninstall = false;
+          i.set_default = d;
+          return edit_containerd_config(t, file, i);
+        });
+      if (o.dry_run && before && *before != u.after && !o.uninstall)
         std::printf("note: the file is re-emitted by toml++: its comments and layout are not kept\n");
-      changed = apply(file, before, after, false, o);
+      changed = apply(file, before, u.after, u.remove, o);
       restart = "restart containerd to apply: systemctl restart containerd";
     } else if (rt == "podman" || rt == "crio") {
       const std::string path = file + "/gpu-numa-hook.json";
@@ -131,7 +166,14 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
         our_after = set_chain_next_hook(our_after, absolute_nvidia_hook(previous));
       }
       changed = apply(ours, our_before, our_after, false, o);
-      changed = apply(file, nv_before, nv_after, false, o) || changed;
+      Undo u{nv_after, false};
+      if (o.uninstall)
+        u = exact_undo(file, nv_before, nv_after, [&](const std::string& t, bool) {
+          InstallOptions i = io;
+          i.uninstall = false;
+          return edit_nvidia_runtime_config(t, file, i, nullptr, "");
+        });
+      changed = apply(file, nv_before, u.after, u.remove, o) || changed;
       restart = "nothing to restart: nvidia-container-runtime reads its config on each start (its mode must be "
                 "\"legacy\" for the hook to run)";
     } else {
