@@ -24,7 +24,7 @@ packages=(
   # the protocol model (tests/model): the spin model checker (pan is built with gcc)
   spin
   # issue 12: real engines, man pages, the package
-  docker.io containerd scdoc man-db dpkg-dev file
+  docker.io containerd scdoc man-db python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -162,7 +162,10 @@ drun default --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo de
 # of the DaemonSet runs for real in it, with its securityContext (read-only root, no capability, no
 # privilege escalation) and its hostPath mounts pointed at a fake host directory.
 K8S=$REPO/examples/kubernetes
-CMDS=$(python3 "$K8S/commands.py" 2>&1) || fail "examples/kubernetes YAML" "$(echo "$CMDS" | one_line)"
+PY=""
+for p in /usr/bin/python3 python3; do "$p" -c 'import yaml' 2>/dev/null && { PY=$p; break; }; done
+[ -n "$PY" ] || fail "examples/kubernetes YAML" "no python3 with PyYAML (apt-get install python3-yaml)"
+CMDS=$(${PY:-false} "$K8S/commands.py" 2>&1) || fail "examples/kubernetes YAML parses" "$(echo "$CMDS" | one_line)"
 sh "$K8S/build-context.sh" "$TMP/k8s-ctx" "$HOOK" "$SHIM" &&
     OUT=$($DOCKER build -q -t gnh-k8s:test -f "$K8S/Containerfile" "$TMP/k8s-ctx" 2>&1) &&
     pass "examples/kubernetes/Containerfile builds offline (FROM scratch)" || fail "docker build Containerfile" "$(echo "$OUT" | one_line)"
@@ -172,7 +175,7 @@ printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ru
 k8s_run() { # NAME [docker run args]: the DaemonSet container NAME's command in the image
     local name=$1 cmd
     shift
-    cmd=$(echo "$CMDS" | python3 -c 'import json,sys
+    cmd=$(echo "$CMDS" | ${PY:-python3} -c 'import json,sys
 for l in sys.stdin:
     c = json.loads(l)
     if c["name"] == sys.argv[1]: print("\0".join(c["command"]))' "$name" | tr '\0' '\n')
@@ -196,7 +199,7 @@ OUT=$(k8s_run register-containerd --rm); echo "$OUT" | grep -q "nothing to do: a
 # check: the DaemonSet mounts the host's / at /host; here the whole / is bound read-only at /host
 CID=$($DOCKER run -d --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
       -v "/:/host:ro" -v "$H/textfile:/textfile" --entrypoint /bin/busybox gnh-k8s:test \
-      sh -c "$(echo "$CMDS" | python3 -c 'import json,sys
+      sh -c "$(echo "$CMDS" | ${PY:-python3} -c 'import json,sys
 for l in sys.stdin:
     c = json.loads(l)
     if c["name"] == "check": print(c["command"][3])')" 2>&1)
