@@ -1,6 +1,7 @@
 #include "host/bundle_registration.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -30,8 +31,12 @@ bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_
   }
   if (!r.added) return false;
   struct stat st {};
-  unsigned mode = ::stat(file.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
-  write_file_atomically(file, r.text, mode);
+  const bool known = ::stat(file.c_str(), &st) == 0;
+  write_file_atomically(file, r.text, known ? (st.st_mode & 07777) : 0644);
+  // Keep the owner too: an engine that runs the runtime as root may still hand the bundle to a
+  // user (rootless tooling reads it back).
+  if (known && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) && ::chown(file.c_str(), st.st_uid, st.st_gid) != 0)
+    fail_errno("cannot give " + file + " back to its owner " + std::to_string(st.st_uid), errno);
   return true;
 }
 

@@ -51,6 +51,13 @@ elif ! grep -q "container=one-$RUNID stage=prestart action=allow" "$TMP/logs/mai
     fail "shim create: the hook ran at prestart" "log: $(one_line <"$TMP/logs/main.log")"
 else pass "shim create with real runc: exactly one prestart hook, other fields equal, the hook ran and allowed"; fi
 runc --root "$TMP/state/runc" delete -f one-$RUNID >/dev/null 2>&1
+# 1b. owner and mode of config.json are kept
+B=$(bundle owner); chown 4242:4343 "$B/config.json"; chmod 0640 "$B/config.json"
+in_ns online0 main "$SHIM" --root "$TMP/state/runc" create --bundle "$B" owner-$RUNID </dev/null >"$TMP/out/owner" 2>&1; RC=$?
+[ "$RC" = 0 ] && [ "$(stat -c '%u:%g %a' "$B/config.json")" = "4242:4343 640" ] && [ "$(ours "$B")" = 1 ] &&
+    pass "shim create keeps config.json's owner and mode (4242:4343 640)" || fail "shim keeps owner/mode" "rc $RC $(stat -c '%u:%g %a' "$B/config.json") $(one_line <"$TMP/out/owner")"
+runc --root "$TMP/state/runc" delete -f owner-$RUNID >/dev/null 2>&1
+
 # 2. second create on the same bundle: still one hook
 in_ns online0 main timeout 60 "$SHIM" --root "$TMP/state/runc" create --bundle "$B" one2-$RUNID </dev/null >"$TMP/out/one2" 2>&1; RC=$?; OUT=$(cat "$TMP/out/one2")
 [ "$RC" = 0 ] && [ "$(ours "$B")" = 1 ] && pass "shim create again: idempotent (one hook)" || fail "shim create again" "rc $RC hooks $(jq -c .hooks "$B/config.json") $(echo "$OUT" | one_line)"
