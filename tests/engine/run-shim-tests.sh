@@ -72,6 +72,29 @@ order=$(jq -r '[.hooks.prestart[].args[0]] | join(",")' "$B/config.json")
 [ "$RC" = 0 ] && [ "$order" = "nvidia-container-runtime-hook,gpu-numa-hook" ] && [ -s "$TMP/nv-ran" ] &&
     pass "shim create: an existing NVIDIA hook stays first, ours after it ($order)" || fail "shim create after NVIDIA hook" "rc $RC order $order $(echo "$OUT" | one_line)"
 
+# 3b. next = nvidia-container-runtime (a stand-in doing what jit-cdi mode does: add the GPU to
+# linux.devices of config.json, then exec runc): our hook, run by runc at prestart, sees its edit
+mkdir -p "$TMP/nvbin"
+cat >"$TMP/nvbin/nvidia-container-runtime" <<NV
+#!/bin/bash
+# stand-in: on create, add /dev/nvidia0 to linux.devices (as jit-cdi mode does), then exec runc
+args=("\$@"); b=""
+for ((i = 0; i < \${#args[@]}; i++)); do [ "\${args[i]}" = --bundle ] && b=\${args[i+1]}; done
+if [ -n "\$b" ]; then
+    jq '.linux.devices = [{path: "/dev/nvidia0", type: "c", major: 195, minor: 0, fileMode: 438, uid: 0, gid: 0}]
+        | .linux.resources.devices += [{allow: true, type: "c", major: 195, minor: 0, access: "rwm"}]' "\$b/config.json" >"\$b/c.nv" && mv "\$b/c.nv" "\$b/config.json"
+fi
+exec runc "\$@"
+NV
+chmod 755 "$TMP/nvbin/nvidia-container-runtime"
+write_config nvnext "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/nvbin/nvidia-container-runtime\", \"runc\"]"
+B=$(bundle cdi); jq 'del(.linux.devices)' "$B/config.json" >"$B/c" && mv "$B/c" "$B/config.json"
+in_ns online0 nvnext timeout 60 "$SHIM" --root "$TMP/state/runc" run -d --bundle "$B" cdi-$RUNID </dev/null >"$TMP/out/cdi" 2>&1; RC=$?
+[ "$RC" = 0 ] && grep -q "container=cdi-$RUNID stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS)" "$TMP/logs/nvnext.log" &&
+    pass "next = nvidia-container-runtime (jit-cdi stand-in): our prestart hook sees the GPU it added" ||
+    fail "next = nvidia-container-runtime" "rc $RC $(one_line <"$TMP/out/cdi") log: $(one_line <"$TMP/logs/nvnext.log")"
+runc --root "$TMP/state/runc" delete -f cdi-$RUNID >/dev/null 2>&1
+
 # 4. update through the shim against a real container: runc's state.json read; the new mems keep
 # the GPU's node. The host has one node, so the widened value goes to a recording runtime.
 printf '#!/bin/sh\nprintf "%%s\\n" "$@" >%s/rec-argv\ncat >%s/rec-stdin\n' "$TMP" "$TMP" >"$TMP/recorder"; chmod 755 "$TMP/recorder"
