@@ -39,9 +39,19 @@ if [ -z "${GNH_TMP:-}" ]; then
     make_rootfs
     make_driver online0 0 online
     write_config engine "[runtime]" "hook = \"$HOOK\"" 'next = ["runc"]'
+    # Host directories the engines write beyond their --root/--data-root (containerd's shim sockets
+    # and runc root under /run/containerd, ctr's fifos, dockerd's /run/docker, containerd's
+    # /opt/containerd): a tmpfs over each inside the namespace; the mount points we had to create
+    # are removed afterwards.
+    for d in /run/containerd /run/docker /opt/containerd; do
+        [ -e "$d" ] || { mkdir -p "$d" && echo "$d" >>"$TMP/created-dirs"; }
+    done
     GNH_TMP=$TMP in_ns online0 engine /bin/bash "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM"
-    exit $?
+    rc=$?
+    [ -f "$TMP/created-dirs" ] && while read -r d; do rmdir "$d" 2>/dev/null; done <"$TMP/created-dirs"
+    exit $rc
 fi
+for d in /run/containerd /run/docker /opt/containerd; do mount -t tmpfs -o mode=0711 gnh-engine "$d" || { fail "setup" "cannot mount a tmpfs over $d"; finish; }; done
 
 # ---------------------------------------------------------------- inside the namespace
 DOCKER=/usr/bin/docker
