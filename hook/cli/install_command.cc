@@ -98,6 +98,21 @@ Undo exact_undo(const std::string& path, const std::optional<std::string>& befor
   return {std::move(computed), false};
 }
 
+// The edit for install, or for --uninstall its exact undo (see exact_undo): docker's and containerd's
+// editors take (text, file, options) alike.
+template <typename Editor>
+Undo edit_with_exact_undo(const std::string& file, const std::optional<std::string>& before, const InstallOptions& io,
+                          Editor edit) {
+  Undo u{edit(before.value_or(""), file, io), false};
+  if (!io.uninstall) return u;
+  return exact_undo(file, before, u.after, [&](const std::string& t, bool set_default) {
+    InstallOptions i = io;
+    i.uninstall = false;
+    i.set_default = set_default;
+    return edit(t, file, i);
+  });
+}
+
 }  // namespace
 
 int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
@@ -117,26 +132,12 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
     std::string restart;
     if (rt == "docker") {
       auto before = read_optional(file);
-      Undo u{edit_docker_daemon_json(before.value_or(""), file, io), false};
-      if (o.uninstall)
-        u = exact_undo(file, before, u.after, [&](const std::string& t, bool d) {
-          InstallOptions i = io;
-          i.uninstall = false;
-          i.set_default = d;
-          return edit_docker_daemon_json(t, file, i);
-        });
+      Undo u = edit_with_exact_undo(file, before, io, edit_docker_daemon_json);
       changed = apply(file, before, u.after, u.remove, o);
       restart = "restart dockerd to apply: systemctl restart docker";
     } else if (rt == "containerd") {
       auto before = read_optional(file);
-      Undo u{edit_containerd_config(before.value_or(""), file, io), false};
-      if (o.uninstall)
-        u = exact_undo(file, before, u.after, [&](const std::string& t, bool d) {
-          InstallOptions i = io;
-          i.uninstall = false;
-          i.set_default = d;
-          return edit_containerd_config(t, file, i);
-        });
+      Undo u = edit_with_exact_undo(file, before, io, edit_containerd_config);
       if (o.dry_run && before && *before != u.after && !o.uninstall)
         std::printf("note: the file is re-emitted by toml++: its comments and layout are not kept\n");
       changed = apply(file, before, u.after, u.remove, o);

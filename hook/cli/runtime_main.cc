@@ -71,6 +71,13 @@ void stdin_from(const std::string& text) {
   ::close(fd);
 }
 
+// One log line for an update, in the hook's log and format.
+void log_update(const Config& cfg, const std::string& container, LogRecord r) {
+  r.container = container;
+  r.stage = "runtime-update";
+  EventLog(cfg.log, HostFs("/")).write(r);
+}
+
 // `runc update`: widen the new mems to keep the GPU nodes the container has now; say so in the log.
 void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std::vector<std::string>& argv) {
   if (!cmd.container_id || (!cmd.resources && !cmd.cpuset_mems)) return;
@@ -91,11 +98,8 @@ void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std
       if (!done || !u.kept.empty()) done = u;
     }
     if (done && !done->kept.empty()) {
-      EventLog log(cfg.log, HostFs("/"));
       LogRecord r;
       r.level = "warn";
-      r.container = *cmd.container_id;
-      r.stage = "runtime-update";
       r.action = "patch";
       r.gpus = c.gpus;
       r.required = c.gpu_nodes.to_display();
@@ -104,19 +108,16 @@ void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std
       r.cgroup = c.cpuset_dir;
       r.msg = "update asked for cpuset.mems " + done->requested + ", which drops GPU memory node(s) " +
               done->kept.to_display() + " the container has now; passing " + done->widened + " instead";
-      log.write(r);
+      log_update(cfg, *cmd.container_id, r);
     }
   } catch (const Error& e) {
     // The update is kubelet's, not ours: on-error=allow passes it on unchanged and logs why.
     if (cfg.policy.on_error == OnErrorPolicy::refuse) throw;
-    EventLog log(cfg.log, HostFs("/"));
     LogRecord r;
     r.level = "error";
-    r.container = *cmd.container_id;
-    r.stage = "runtime-update";
     r.action = "allow";
     r.msg = std::string("hook error: cannot check the update, passing it on unchanged: ") + e.what();
-    log.write(r);
+    log_update(cfg, *cmd.container_id, r);
   }
   if (cmd.resources == "-") stdin_from(resources_text);
 }

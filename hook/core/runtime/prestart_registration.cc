@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "runtime/json_object.h"
 
 namespace gnh {
 
@@ -33,13 +34,7 @@ oci::HookEntry shim_hook_entry(const std::string& hook_path) {
 }
 
 Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours) {
-  nlohmann::ordered_json spec;
-  try {
-    spec = nlohmann::ordered_json::parse(config_json);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(std::string("config.json is not valid JSON: ") + e.what());
-  }
-  if (!spec.is_object()) fail("config.json is not a JSON object");
+  auto spec = parse_json_object<nlohmann::ordered_json>(config_json, "config.json");
   auto& hooks = spec["hooks"];
   if (hooks.is_null()) hooks = nlohmann::ordered_json::object();
   if (!hooks.is_object()) fail("config.json: hooks is not an object");

@@ -3,17 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "runtime/json_object.h"
 
 namespace gnh {
 
 RuncState parse_runc_state(std::string_view json) {
-  nlohmann::json s;
-  try {
-    s = nlohmann::json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(std::string("runc state.json is not valid JSON: ") + e.what());
-  }
-  if (!s.is_object()) fail("runc state.json is not a JSON object");
+  auto s = parse_json_object<nlohmann::json>(json, "runc state.json");
   RuncState r;
   if (auto paths = s.find("cgroup_paths"); paths != s.end() && paths->is_object()) {
     for (const char* key : {"cpuset", ""}) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "runtime/json_object.h"
 
 namespace gnh {
 
@@ -27,13 +28,7 @@ MemsUpdate widen_mems_value(std::string_view requested, const NodeSet& current, 
 ResourcesUpdate widen_resources_json(std::string_view json, const NodeSet& current, const NodeSet& gpu_nodes) {
   ResourcesUpdate r;
   r.text = std::string(json);
-  nlohmann::ordered_json res;
-  try {
-    res = nlohmann::ordered_json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(std::string("update: --resources is not valid JSON: ") + e.what());
-  }
-  if (!res.is_object()) fail("update: --resources is not a JSON object");
+  auto res = parse_json_object<nlohmann::ordered_json>(json, "update: --resources");
   auto cpu = res.find("cpu");
   if (cpu == res.end() || !cpu->is_object()) return r;
   auto mems = cpu->find("mems");
