@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
-#include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -29,19 +28,31 @@ namespace {
 // namespace runs as another uid, and without it "is it still alive?" would read as "it exited".
 // Not kept, though probed: CAP_SYS_PTRACE (only /proc mounted hidepid=2 with a gid root lacks hides
 // /proc/<pid>/cgroup; worth less than what it grants), CAP_SYS_ADMIN (cpuset writes need none).
-constexpr cap_value_t kKeptCaps[] = {CAP_DAC_OVERRIDE, CAP_KILL};
+constexpr int kKeptCaps[] = {CAP_DAC_OVERRIDE, CAP_KILL};
 
-bool is_kept(cap_value_t c) {
-  for (cap_value_t k : kKeptCaps)
+bool is_kept(int c) {
+  for (int k : kKeptCaps)
     if (k == c) return true;
   return false;
 }
 
-std::string cap_name(cap_value_t c) {
-  char* n = cap_to_name(c);
-  std::string s = n ? n : std::to_string(c);
-  cap_free(n);
-  return s;
+// Names as capabilities(7) and libcap spell them, by number; libcap is not linked: its
+// per-capability probes (CAP_IS_SUPPORTED, cap_reset_ambient) were 87 prctl calls per start.
+constexpr const char* kCapNames[] = {
+    "cap_chown", "cap_dac_override", "cap_dac_read_search", "cap_fowner", "cap_fsetid", "cap_kill",
+    "cap_setgid", "cap_setuid", "cap_setpcap", "cap_linux_immutable", "cap_net_bind_service",
+    "cap_net_broadcast", "cap_net_admin", "cap_net_raw", "cap_ipc_lock", "cap_ipc_owner", "cap_sys_module",
+    "cap_sys_rawio", "cap_sys_chroot", "cap_sys_ptrace", "cap_sys_pacct", "cap_sys_admin", "cap_sys_boot",
+    "cap_sys_nice", "cap_sys_resource", "cap_sys_time", "cap_sys_tty_config", "cap_mknod", "cap_lease",
+    "cap_audit_write", "cap_audit_control", "cap_setfcap", "cap_mac_override", "cap_mac_admin", "cap_syslog",
+    "cap_wake_alarm", "cap_block_suspend", "cap_audit_read", "cap_perfmon", "cap_bpf", "cap_checkpoint_restore",
+};
+
+static_assert(sizeof kCapNames / sizeof kCapNames[0] == CAP_LAST_CAP + 1, "a capability without a name");
+
+std::string cap_name(int c) {
+  if (c >= 0 && static_cast<size_t>(c) < sizeof kCapNames / sizeof kCapNames[0]) return kCapNames[c];
+  return std::to_string(c);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -88,31 +99,36 @@ std::string apply_seccomp() {
 
 // Drops every capability not in kKeptCaps from the bounding, inheritable, ambient, permitted and
 // effective sets. Keeps only those the process already had (a non-root test run has none).
+// Raw capget/capset/prctl: one call per capability dropped from the bounding set, no probes.
 std::string drop_capabilities() {
   std::string note;
-  cap_t now = cap_get_proc();
-  if (!now) return std::string("cap_get_proc: ") + std::strerror(errno);
-  cap_flag_value_t setpcap = CAP_CLEAR;
-  cap_get_flag(now, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap);
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct now[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &hdr, now) != 0) return std::string("capget: ") + std::strerror(errno);
+  auto has = [](const __user_cap_data_struct* d, int c, bool effective) {
+    const __u32 word = effective ? d[CAP_TO_INDEX(c)].effective : d[CAP_TO_INDEX(c)].permitted;
+    return (word & CAP_TO_MASK(c)) != 0;
+  };
   // The bounding set needs CAP_SETPCAP, so it goes first; with no_new_privs and no execve it only
-  // matters as a second line.
-  if (setpcap == CAP_SET) {
-    for (cap_value_t c = 0; c < cap_max_bits(); ++c)
-      if (!is_kept(c) && CAP_IS_SUPPORTED(c) && cap_drop_bound(c) != 0 && note.empty())
-        note = "cannot drop " + cap_name(c) + " from the bounding set: " + std::strerror(errno);
+  // matters as a second line. EINVAL: past the last capability this kernel knows.
+  if (has(now, CAP_SETPCAP, true)) {
+    for (int c = 0; c < 64; ++c) {
+      if (is_kept(c)) continue;
+      if (::prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
+        if (errno == EINVAL) break;
+        if (note.empty()) note = "cannot drop " + cap_name(c) + " from the bounding set: " + std::strerror(errno);
+      }
+    }
   }
-  cap_reset_ambient();
-  cap_t want = cap_init();
-  for (cap_value_t c : kKeptCaps) {
-    cap_flag_value_t had = CAP_CLEAR;
-    cap_get_flag(now, c, CAP_PERMITTED, &had);
-    if (had != CAP_SET) continue;
-    cap_set_flag(want, CAP_PERMITTED, 1, &c, CAP_SET);
-    cap_set_flag(want, CAP_EFFECTIVE, 1, &c, CAP_SET);
+  (void)::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);  // EINVAL before Linux 4.3: none to clear
+  __user_cap_data_struct want[_LINUX_CAPABILITY_U32S_3] = {};
+  for (int c : kKeptCaps) {
+    if (!has(now, c, false)) continue;
+    want[CAP_TO_INDEX(c)].permitted |= CAP_TO_MASK(c);
+    want[CAP_TO_INDEX(c)].effective |= CAP_TO_MASK(c);
   }
-  if (cap_set_proc(want) != 0 && note.empty()) note = std::string("cap_set_proc: ") + std::strerror(errno);
-  cap_free(want);
-  cap_free(now);
+  hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+  if (::syscall(SYS_capset, &hdr, want) != 0 && note.empty()) note = std::string("cap_set_proc: ") + std::strerror(errno);
   return note;
 }
 
@@ -127,7 +143,7 @@ std::vector<unsigned char> sandbox_filter_program() {
 
 std::vector<std::string> sandbox_kept_capabilities() {
   std::vector<std::string> out;
-  for (cap_value_t c : kKeptCaps) out.push_back(cap_name(c));
+  for (int c : kKeptCaps) out.push_back(cap_name(c));
   return out;
 }
 
