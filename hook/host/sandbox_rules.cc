@@ -93,7 +93,11 @@ std::string add_rules(scmp_filter_ctx ctx, uint32_t tgkill_pid, bool leak_saniti
 std::string build_sandbox_filter(uint32_t tgkill_pid, bool leak_sanitizer, scmp_filter_ctx* out) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(kSandboxDeniedErrno));
   if (!ctx) return "seccomp_init failed";
-  std::string err = add_rules(ctx, tgkill_pid, leak_sanitizer);
+  // A binary tree of system call numbers, not libseccomp's default linear chain: the kernel runs
+  // the filter for every system call number when it is attached (to build its cache of constant
+  // results) and for each call after; a chain of ~90 comparisons made attaching it cost ~0.2 ms.
+  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+  std::string err = rc < 0 ? seccomp_error("SCMP_FLTATR_CTL_OPTIMIZE", rc) : add_rules(ctx, tgkill_pid, leak_sanitizer);
   if (!err.empty()) {
     seccomp_release(ctx);
     return err;
