@@ -1,5 +1,8 @@
 #include "config/config.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -91,6 +94,31 @@ std::optional<std::string> log_level_from(std::string_view s) {
 
 }  // namespace
 
+namespace {
+// Every byte 0x20-0x7e or a tab. Eight bytes at a time where none is below 0x20 or above 0x7e
+// (the usual comment), byte by byte in a word that has one: this runs over most of the config.
+bool printable_ascii_or_tab(std::string_view s) {
+  constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    uint64_t below_space = (w - ones * 0x20) & ~w & highs;  // some byte < 0x20
+    uint64_t above_tilde = ((w + ones * 0x01) | w) & highs;  // some byte >= 0x7f
+    if ((below_space | above_tilde) == 0) continue;
+    for (size_t k = i; k < i + 8; ++k) {
+      unsigned char c = static_cast<unsigned char>(s[k]);
+      if (!(c == '\t' || (c >= 0x20 && c < 0x7f))) return false;
+    }
+  }
+  for (; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!(c == '\t' || (c >= 0x20 && c < 0x7f))) return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::optional<std::string> blank_comment_lines(std::string_view text) {
   // A multi-line string could hold a line that starts with '#': leave such files alone.
   if (text.find("\"\"\"") != std::string_view::npos || text.find("'''") != std::string_view::npos)
@@ -108,8 +136,7 @@ std::optional<std::string> blank_comment_lines(std::string_view text) {
     // Only comments toml++ would accept as they are: printable ASCII and tabs, a CR before the LF.
     std::string_view body = line;
     if (!body.empty() && body.back() == '\r' && eol != std::string_view::npos) body.remove_suffix(1);
-    for (size_t i = 0; comment && i < body.size(); ++i)
-      if (!(body[i] == '\t' || (body[i] >= 0x20 && body[i] < 0x7f))) comment = false;
+    if (comment) comment = printable_ascii_or_tab(body);
     if (comment) blanked = true;
     else out.append(line);
     if (eol != std::string_view::npos) out.push_back('\n');
