@@ -1,13 +1,7 @@
 #include "host/sandbox.h"
 
-#include <fcntl.h>
 #include <linux/capability.h>
-#include <sched.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <linux/filter.h>
