@@ -62,11 +62,11 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     HostNodes nodes = read_host_nodes(fs, config);
 
     CheckResult r;
-    r.found = find_problems(snapshot_cpusets(tree), nodes);
+    r.found = find_problems_walking(tree, nodes);
     auto plan = plan_check_fix(r.found);
     if (fix && !plan.empty()) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
-      r.after = find_problems(snapshot_cpusets(tree), nodes);
+      r.after = find_problems_walking(tree, nodes);
     }
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);

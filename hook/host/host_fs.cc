@@ -255,4 +255,115 @@ std::optional<std::vector<std::string>> HostFs::list_subdirs_beneath(std::string
   return list_fd(dfd, true, what);
 }
 
+std::optional<BeneathDir> HostFs::open_dir_beneath(std::string_view base, std::string_view rel) const {
+  int dfd = open_beneath(base, rel, O_RDONLY | O_DIRECTORY);
+  if (dfd < 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot open " + beneath_name(resolve(base), rel), errno);
+  }
+  BeneathDir d(dfd, 0, false);
+  struct stat st;
+  struct statfs sfs;
+  if (::fstat(dfd, &st) != 0 || ::fstatfs(dfd, &sfs) != 0) fail_errno("cannot stat " + beneath_name(resolve(base), rel), errno);
+  d.dev_ = st.st_dev;
+  d.cgroupfs_ = is_cgroupfs(sfs.f_type);
+  return d;
+}
+
+BeneathDir::~BeneathDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int BeneathDir::open_entry(const char* name, int flags) const {
+  // One component, never "." or "..": nothing here can leave the directory but a symlink or a
+  // mount, which the rules below refuse.
+  std::string_view n = name;
+  if (n.empty() || n == "." || n == ".." || n.find('/') != std::string_view::npos) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct open_how how = {};
+  how.flags = static_cast<__u64>(flags | O_CLOEXEC | O_NOCTTY);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV;
+  long fd = openat2_syscall(fd_, name, &how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  // Kernels without openat2: what walk_beneath checks, for one component.
+  Fd f(::openat(fd_, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  if (f.get() < 0) return -1;
+  struct stat st;
+  if (::fstat(f.get(), &st) != 0) return -1;
+  if (st.st_dev != dev_) { errno = EXDEV; return -1; }
+  if (cgroupfs_) {
+    struct statfs sfs;
+    if (::fstatfs(f.get(), &sfs) != 0) return -1;
+    if (!is_cgroupfs(sfs.f_type)) { errno = EXDEV; return -1; }
+  }
+  return f.release();
+}
+
+std::optional<BeneathDir> BeneathDir::subdir(const char* name, std::string_view what) const {
+  int fd = open_entry(name, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot open " + std::string(what) + "/" + name, errno);
+  }
+  return BeneathDir(fd, dev_, cgroupfs_);
+}
+
+bool BeneathDir::read(const char* name, std::string* out, std::string_view what, size_t max_bytes) const {
+  Fd fd(open_entry(name, O_RDONLY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (is_absent_errno(errno)) return false;
+    fail_errno("cannot open " + std::string(what) + "/" + name, errno);
+  }
+  out->clear();
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno("cannot read " + std::string(what) + "/" + name, errno);
+    }
+    if (n == 0) break;
+    if (out->size() + static_cast<size_t>(n) > max_bytes)
+      fail(std::string(what) + "/" + name + " is larger than " + std::to_string(max_bytes) + " bytes", EFBIG);
+    out->append(buf, static_cast<size_t>(n));
+  }
+  return true;
+}
+
+bool BeneathDir::subdirs(std::vector<std::string>* names, std::string_view what) const {
+  // getdents64 on our own descriptor (no fdopendir: it would take it, and a DIR allocates).
+  if (::lseek(fd_, 0, SEEK_SET) < 0) fail_errno("cannot list " + std::string(what), errno);
+  alignas(8) char buf[32 * 1024];
+  while (true) {
+    long n = ::syscall(SYS_getdents64, fd_, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (is_absent_errno(errno)) return false;
+      fail_errno("cannot list " + std::string(what), errno);
+    }
+    if (n == 0) return true;
+    for (long off = 0; off < n;) {
+      struct Dirent64 {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[1];
+      };
+      const auto* e = reinterpret_cast<const Dirent64*>(buf + off);
+      off += e->d_reclen;
+      const char* nm = e->d_name;
+      if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
+      bool is_dir = e->d_type == DT_DIR;
+      if (e->d_type == DT_UNKNOWN) {
+        struct stat st;
+        is_dir = ::fstatat(fd_, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      if (is_dir) names->emplace_back(nm);
+    }
+  }
+}
+
 }  // namespace gnh

@@ -14,6 +14,38 @@
 
 namespace gnh {
 
+class HostFs;
+
+// A directory opened beneath a base by HostFs::open_dir_beneath, whose entries are opened by name
+// relative to it (openat2 of one component, with the same rules: no symlinks, no magic links, no
+// mount crossing; the fallback checks the same). `check` walks the cgroup tree with these: one
+// open per directory and per file, no path strings rebuilt. `what` arguments name the directory
+// in errors and are only used on an error. Move-only; closes its descriptor.
+class BeneathDir {
+ public:
+  BeneathDir(BeneathDir&& o) noexcept : fd_(o.fd_), dev_(o.dev_), cgroupfs_(o.cgroupfs_) { o.fd_ = -1; }
+  BeneathDir& operator=(BeneathDir&&) = delete;
+  BeneathDir(const BeneathDir&) = delete;
+  ~BeneathDir();
+
+  // The subdirectory `name` (one component); nullopt when absent (removed). Failure otherwise.
+  std::optional<BeneathDir> subdir(const char* name, std::string_view what) const;
+  // Reads the file `name` into *out (its old content replaced, its capacity reused); false when
+  // absent. Failure when unreadable or larger than max_bytes.
+  bool read(const char* name, std::string* out, std::string_view what, size_t max_bytes = 64 * 1024) const;
+  // Appends the names of the subdirectories to *names (unsorted) and returns true; false when the
+  // directory was removed. Failure when it cannot be listed: a listing cut short would hide cgroups.
+  bool subdirs(std::vector<std::string>* names, std::string_view what) const;
+
+ private:
+  friend class HostFs;
+  BeneathDir(int fd, unsigned long dev, bool cgroupfs) : fd_(fd), dev_(dev), cgroupfs_(cgroupfs) {}
+  int open_entry(const char* name, int flags) const;
+  int fd_;
+  unsigned long dev_;  // the base's device: the fallback's mount-crossing check
+  bool cgroupfs_;      // the base is a cgroup mount: the fallback checks entries are cgroupfs
+};
+
 class HostFs {
  public:
   explicit HostFs(std::string root = "/");
@@ -43,6 +75,9 @@ class HostFs {
   bool dir_exists_beneath(std::string_view base, std::string_view rel) const;
   // Subdirectory names, sorted; nullopt when `rel` is absent.
   std::optional<std::vector<std::string>> list_subdirs_beneath(std::string_view base, std::string_view rel) const;
+  // The directory `rel` beneath `base`, opened once for BeneathDir's relative opens; nullopt when
+  // absent.
+  std::optional<BeneathDir> open_dir_beneath(std::string_view base, std::string_view rel) const;
 
  private:
   int open_beneath(std::string_view base, std::string_view rel, int flags) const;

@@ -1,17 +1,12 @@
 #include "host/sandbox.h"
 
-#include <fcntl.h>
 #include <linux/capability.h>
-#include <sched.h>
-#include <sys/capability.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <termios.h>
 #include <unistd.h>
 
-#include <seccomp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,46 +22,32 @@ namespace {
 // namespace runs as another uid, and without it "is it still alive?" would read as "it exited".
 // Not kept, though probed: CAP_SYS_PTRACE (only /proc mounted hidepid=2 with a gid root lacks hides
 // /proc/<pid>/cgroup; worth less than what it grants), CAP_SYS_ADMIN (cpuset writes need none).
-constexpr cap_value_t kKeptCaps[] = {CAP_DAC_OVERRIDE, CAP_KILL};
+constexpr int kKeptCaps[] = {CAP_DAC_OVERRIDE, CAP_KILL};
 
-bool is_kept(cap_value_t c) {
-  for (cap_value_t k : kKeptCaps)
+bool is_kept(int c) {
+  for (int k : kKeptCaps)
     if (k == c) return true;
   return false;
 }
 
-std::string cap_name(cap_value_t c) {
-  char* n = cap_to_name(c);
-  std::string s = n ? n : std::to_string(c);
-  cap_free(n);
-  return s;
-}
-
-// Everything the hook still does after start-up, grouped by why. Names, not numbers: a name this
-// architecture lacks is skipped.
-constexpr const char* kAllowed[] = {
-    // reading driver files, /proc, /sys, config.json; writing cpuset.mems; the lock file
-    "read", "pread64", "readv", "write", "writev", "pwrite64", "openat", "openat2", "open", "close",
-    "lseek", "fstat", "newfstatat", "stat", "lstat", "statx", "getdents", "getdents64", "fcntl",
-    "dup", "dup2", "dup3", "flock", "mkdir", "mkdirat", "access", "faccessat", "faccessat2",
-    "readlink", "readlinkat",
-    // memory (malloc, C++ runtime); mmap and mprotect only without PROT_EXEC, see below
-    "brk", "munmap", "mremap", "madvise",
-    // the container's init held by a pidfd, probed with signal 0
-    "pidfd_open", "pidfd_send_signal",
-    // the deadline watchdog (SIGALRM) and the lock's back-off sleep
-    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "setitimer", "getitimer", "nanosleep",
-    "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time", "restart_syscall",
-    "poll", "ppoll",
-    // syslog(3) when [log] syslog = true: a datagram to /dev/log (AF_UNIX only, see below)
-    "connect", "sendto", "sendmsg",
-    // identity for log lines, locks and futexes of the C/C++ runtime
-    "getpid", "gettid", "getuid", "geteuid", "getgid", "getegid", "futex", "sched_yield",
-    "getrandom", "exit", "exit_group",
-    // harmless, and what the sanitizer runtimes of the test builds use on an error path: an
-    // alternate signal stack when an exception is thrown, a pipe to probe whether memory is readable
-    "sigaltstack", "pipe", "pipe2",
+// Names as capabilities(7) and libcap spell them, by number; libcap is not linked: its
+// per-capability probes (CAP_IS_SUPPORTED, cap_reset_ambient) were 87 prctl calls per start.
+constexpr const char* kCapNames[] = {
+    "cap_chown", "cap_dac_override", "cap_dac_read_search", "cap_fowner", "cap_fsetid", "cap_kill",
+    "cap_setgid", "cap_setuid", "cap_setpcap", "cap_linux_immutable", "cap_net_bind_service",
+    "cap_net_broadcast", "cap_net_admin", "cap_net_raw", "cap_ipc_lock", "cap_ipc_owner", "cap_sys_module",
+    "cap_sys_rawio", "cap_sys_chroot", "cap_sys_ptrace", "cap_sys_pacct", "cap_sys_admin", "cap_sys_boot",
+    "cap_sys_nice", "cap_sys_resource", "cap_sys_time", "cap_sys_tty_config", "cap_mknod", "cap_lease",
+    "cap_audit_write", "cap_audit_control", "cap_setfcap", "cap_mac_override", "cap_mac_admin", "cap_syslog",
+    "cap_wake_alarm", "cap_block_suspend", "cap_audit_read", "cap_perfmon", "cap_bpf", "cap_checkpoint_restore",
 };
+
+static_assert(sizeof kCapNames / sizeof kCapNames[0] == CAP_LAST_CAP + 1, "a capability without a name");
+
+std::string cap_name(int c) {
+  if (c >= 0 && static_cast<size_t>(c) < sizeof kCapNames / sizeof kCapNames[0]) return kCapNames[c];
+  return std::to_string(c);
+}
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GNH_ASAN_BUILD 1
@@ -76,95 +57,87 @@ constexpr const char* kAllowed[] = {
 #endif
 #endif
 
+namespace generated {
+#include "host/sandbox_filter.inc"
+}  // namespace generated
+
+// The allow-list (sandbox_rules.cc), compiled to BPF at build time: building it with libseccomp at
+// every start cost about 0.3 ms of each container start (docs/BENCHMARKS.md). An AddressSanitizer
+// test build gets the program with LeakSanitizer's extra rules.
 #ifdef GNH_ASAN_BUILD
-// Test builds with AddressSanitizer only (tests/sanitize): LeakSanitizer's end-of-run scan stops
-// the world from a helper thread that ptrace-attaches to us. Never in a production build.
-constexpr const char* kAllowedForLeakSanitizer[] = {"ptrace", "prctl", "wait4", "waitid", "getppid",
-                                                    "sched_getaffinity"};
+constexpr const auto& kFilter = generated::kSandboxFilterLeakSanitizer;
+constexpr const auto& kFilterPidSlots = generated::kSandboxFilterLeakSanitizerPidSlots;
+#else
+constexpr const auto& kFilter = generated::kSandboxFilter;
+constexpr const auto& kFilterPidSlots = generated::kSandboxFilterPidSlots;
 #endif
+constexpr size_t kFilterLen = sizeof kFilter / sizeof kFilter[0];
 
-std::string seccomp_error(const char* what, int rc) { return std::string(what) + ": " + std::strerror(-rc); }
+// The program for this process: tgkill's operand is our pid.
+void filter_for_this_process(sock_filter (&prog)[kFilterLen]) {
+  std::memcpy(prog, kFilter, sizeof kFilter);
+  for (size_t slot : kFilterPidSlots) prog[slot].k = static_cast<uint32_t>(::getpid());
+}
 
+// seccomp(2) only, no prctl(PR_SET_SECCOMP) fallback: every kernel the hook supports has it, and
+// under valgrind (bench/callgrind.sh), which does not implement seccomp(2), the call fails with
+// ENOSYS instead of confining valgrind itself.
 std::string apply_seccomp() {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(kSandboxDeniedErrno));
-  if (!ctx) return "seccomp_init failed";
-  struct Guard {
-    scmp_filter_ctx c;
-    ~Guard() { seccomp_release(c); }
-  } guard{ctx};
-  int rc = 0;
-  for (const char* name : kAllowed) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;
-    if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) < 0) return seccomp_error(name, rc);
-  }
-#ifdef GNH_ASAN_BUILD
-  for (const char* name : kAllowedForLeakSanitizer) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;
-    if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0)) < 0) return seccomp_error(name, rc);
-  }
-  // A thread sharing our memory (the scan's helper), never a new process.
-  if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-                             SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_UNTRACED, CLONE_VM | CLONE_UNTRACED))) < 0)
-    return seccomp_error("clone", rc);
-#endif
-  // No new executable memory: a parser bug cannot become injected code.
-  for (const char* name : {"mmap", "mprotect"}) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) continue;
-    if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0))) < 0)
-      return seccomp_error(name, rc);
-  }
-  // syslog's socket, nothing that reaches a network.
-  if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX))) < 0)
-    return seccomp_error("socket", rc);
-  // isatty() from stdio, nothing else through ioctl.
-  if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, TCGETS))) < 0)
-    return seccomp_error("ioctl", rc);
-  // abort() signals itself; no other process can be signalled (pidfd_send_signal is for the probe).
-  if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-                             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(::getpid())))) < 0)
-    return seccomp_error("tgkill", rc);
-  if ((rc = seccomp_load(ctx)) < 0) return seccomp_error("seccomp_load", rc);
+  sock_filter prog[kFilterLen];
+  filter_for_this_process(prog);
+  sock_fprog fprog{static_cast<unsigned short>(kFilterLen), prog};
+  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0)
+    return std::string("seccomp: ") + std::strerror(errno);
   return "";
 }
 
 // Drops every capability not in kKeptCaps from the bounding, inheritable, ambient, permitted and
 // effective sets. Keeps only those the process already had (a non-root test run has none).
+// Raw capget/capset/prctl: one call per capability dropped from the bounding set, no probes.
 std::string drop_capabilities() {
   std::string note;
-  cap_t now = cap_get_proc();
-  if (!now) return std::string("cap_get_proc: ") + std::strerror(errno);
-  cap_flag_value_t setpcap = CAP_CLEAR;
-  cap_get_flag(now, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap);
+  __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct now[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &hdr, now) != 0) return std::string("capget: ") + std::strerror(errno);
+  auto has = [](const __user_cap_data_struct* d, int c, bool effective) {
+    const __u32 word = effective ? d[CAP_TO_INDEX(c)].effective : d[CAP_TO_INDEX(c)].permitted;
+    return (word & CAP_TO_MASK(c)) != 0;
+  };
   // The bounding set needs CAP_SETPCAP, so it goes first; with no_new_privs and no execve it only
-  // matters as a second line.
-  if (setpcap == CAP_SET) {
-    for (cap_value_t c = 0; c < cap_max_bits(); ++c)
-      if (!is_kept(c) && CAP_IS_SUPPORTED(c) && cap_drop_bound(c) != 0 && note.empty())
-        note = "cannot drop " + cap_name(c) + " from the bounding set: " + std::strerror(errno);
+  // matters as a second line. EINVAL: past the last capability this kernel knows.
+  if (has(now, CAP_SETPCAP, true)) {
+    for (int c = 0; c < 64; ++c) {
+      if (is_kept(c)) continue;
+      if (::prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) {
+        if (errno == EINVAL) break;
+        if (note.empty()) note = "cannot drop " + cap_name(c) + " from the bounding set: " + std::strerror(errno);
+      }
+    }
   }
-  cap_reset_ambient();
-  cap_t want = cap_init();
-  for (cap_value_t c : kKeptCaps) {
-    cap_flag_value_t had = CAP_CLEAR;
-    cap_get_flag(now, c, CAP_PERMITTED, &had);
-    if (had != CAP_SET) continue;
-    cap_set_flag(want, CAP_PERMITTED, 1, &c, CAP_SET);
-    cap_set_flag(want, CAP_EFFECTIVE, 1, &c, CAP_SET);
+  (void)::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);  // EINVAL before Linux 4.3: none to clear
+  __user_cap_data_struct want[_LINUX_CAPABILITY_U32S_3] = {};
+  for (int c : kKeptCaps) {
+    if (!has(now, c, false)) continue;
+    want[CAP_TO_INDEX(c)].permitted |= CAP_TO_MASK(c);
+    want[CAP_TO_INDEX(c)].effective |= CAP_TO_MASK(c);
   }
-  if (cap_set_proc(want) != 0 && note.empty()) note = std::string("cap_set_proc: ") + std::strerror(errno);
-  cap_free(want);
-  cap_free(now);
+  hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+  if (::syscall(SYS_capset, &hdr, want) != 0 && note.empty()) note = std::string("cap_set_proc: ") + std::strerror(errno);
   return note;
 }
 
 }  // namespace
 
+std::vector<unsigned char> sandbox_filter_program() {
+  sock_filter prog[kFilterLen];
+  filter_for_this_process(prog);
+  const auto* b = reinterpret_cast<const unsigned char*>(prog);
+  return std::vector<unsigned char>(b, b + sizeof prog);
+}
+
 std::vector<std::string> sandbox_kept_capabilities() {
   std::vector<std::string> out;
-  for (cap_value_t c : kKeptCaps) out.push_back(cap_name(c));
+  for (int c : kKeptCaps) out.push_back(cap_name(c));
   return out;
 }
 

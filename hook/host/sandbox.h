@@ -15,6 +15,11 @@ namespace gnh {
 // the note goes into its log line. Never throws.
 std::string enter_hook_sandbox();
 
+// The seccomp program enter_hook_sandbox() installs in this process (struct sock_filter[], as
+// bytes): the build-time compiled allow-list of sandbox_rules.h with this process's pid. The test
+// compares it with what libseccomp builds from the same rules.
+std::vector<unsigned char> sandbox_filter_program();
+
 // The capabilities kept (names as in capabilities(7)), for the docs and the tests.
 std::vector<std::string> sandbox_kept_capabilities();
 

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +23,7 @@
 #include "host/host_fs.h"
 #include "host/patcher.h"
 #include "host/sandbox.h"
+#include "host/sandbox_rules.h"
 
 using namespace gnh;
 
@@ -183,4 +186,70 @@ TEST_CASE("inside the sandbox: apply_patch writes a real cgroup v1 cpuset chain"
   ::rmdir((mount + parent + "/c1").c_str());
   ::rmdir((mount + parent).c_str());
   ::unlink(lock.c_str());
+}
+
+// The filter is compiled to BPF at build time (sandbox_filter_gen); these prove the program the
+// hook installs is exactly what libseccomp builds from the same rule list now, at test time.
+namespace {
+bool asan_build() {
+#ifdef GNH_TEST_ASAN_BUILD
+  return true;
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+TEST_CASE("the build-time seccomp program equals libseccomp's, byte for byte") {
+  std::vector<unsigned char> expected;
+  REQUIRE(export_sandbox_filter(static_cast<uint32_t>(::getpid()), asan_build(), &expected) == "");
+  REQUIRE(!expected.empty());
+  CHECK(sandbox_filter_program() == expected);
+}
+
+TEST_CASE("the filter the kernel holds after enter_hook_sandbox() is libseccomp's, byte for byte") {
+  if (!is_root()) return;  // PTRACE_SECCOMP_GET_FILTER needs CAP_SYS_ADMIN
+  int go[2], done[2];
+  REQUIRE(::pipe(go) == 0);
+  REQUIRE(::pipe(done) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(go[1]);
+    ::close(done[0]);
+    std::string note = enter_hook_sandbox();
+    char c = note.empty() ? 'y' : 'n';
+    (void)!::write(done[1], &c, 1);
+    (void)!::read(go[0], &c, 1);  // the parent reads our filter meanwhile
+    ::_exit(0);
+  }
+  ::close(go[0]);
+  ::close(done[1]);
+  char c = 0;
+  REQUIRE(::read(done[0], &c, 1) == 1);
+  CHECK(c == 'y');
+  std::vector<unsigned char> installed;
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, nullptr) == 0) {
+    ::ptrace(PTRACE_INTERRUPT, pid, nullptr, nullptr);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    long n = ::ptrace(PTRACE_SECCOMP_GET_FILTER, pid, reinterpret_cast<void*>(0), nullptr);
+    if (n > 0) {
+      std::vector<sock_filter> prog(static_cast<size_t>(n));
+      if (::ptrace(PTRACE_SECCOMP_GET_FILTER, pid, reinterpret_cast<void*>(0), prog.data()) == n) {
+        const auto* b = reinterpret_cast<const unsigned char*>(prog.data());
+        installed.assign(b, b + prog.size() * sizeof(sock_filter));
+      }
+    }
+    ::ptrace(PTRACE_DETACH, pid, nullptr, nullptr);
+  }
+  (void)!::write(go[1], "x", 1);
+  ::close(go[1]);
+  ::close(done[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::vector<unsigned char> expected;
+  REQUIRE(export_sandbox_filter(static_cast<uint32_t>(pid), asan_build(), &expected) == "");
+  REQUIRE(!installed.empty());
+  CHECK(installed == expected);
 }

@@ -4,11 +4,36 @@
 #include <cstdint>
 #include <string_view>
 
+#include <toml++/toml.h>
+
 #include "config/config.h"
+#include "config/config_text_guard.h"
 #include "base/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  // parse_config hands toml++ the text with its comment lines blanked: toml++ must read the two
+  // alike (both refused, or the same table). Only where the guard lets toml++ see the text at all.
+  bool guarded = true;
+  try {
+    gnh::check_config_text(text, "fuzz.toml");
+  } catch (const gnh::Failure&) {
+    guarded = false;
+  }
+  if (auto lean = gnh::blank_comment_lines(text); lean && guarded) {
+    auto parse = [](std::string_view t, toml::table* out) {
+      try {
+        *out = toml::parse(t);
+        return true;
+      } catch (const toml::parse_error&) {
+        return false;
+      }
+    };
+    toml::table a, b;
+    bool ok_a = parse(text, &a), ok_b = parse(*lean, &b);
+    if (ok_a != ok_b) __builtin_trap();
+    if (ok_a && !(a == b)) __builtin_trap();
+  }
   try {
     gnh::Config c = gnh::parse_config(text, "fuzz.toml");
     if (c.deadline_ms < 100 || c.deadline_ms > 600000) __builtin_trap();

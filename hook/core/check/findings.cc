@@ -37,42 +37,51 @@ HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const Nod
   return n;
 }
 
-CheckFindings find_problems(const CpusetSnapshot& snap, const HostNodes& nodes) {
-  CheckFindings f;
-  f.version = snap.version;
-  f.mount_point = snap.mount_point;
-  f.cgroups = snap.cgroups.size();
-  f.host_memory = nodes.memory;
-  f.gpu_online = nodes.gpu_online;
-  f.gpu_offline = nodes.gpu_offline;
-  if (snap.cgroups.empty()) return f;
-  f.root_mems = snap.cgroups[0].mems;
-  f.root_missing = nodes.memory - f.root_mems;
+FindingsBuilder::FindingsBuilder(CgroupVersion version, std::string mount_point, const NodeSet& root_mems,
+                                 const HostNodes& nodes)
+    : nodes_(nodes) {
+  f_.version = version;
+  f_.mount_point = std::move(mount_point);
+  f_.cgroups = 1;
+  f_.host_memory = nodes.memory;
+  f_.gpu_online = nodes.gpu_online;
+  f_.gpu_offline = nodes.gpu_offline;
+  f_.root_mems = root_mems;
+  f_.root_missing = nodes.memory - root_mems;
+}
 
-  // What each cgroup allows once the fix is done: the reference its children are compared with.
+NodeSet FindingsBuilder::add(std::string_view path, const NodeSet& parent, const NodeSet& mems, bool has_mems) {
+  ++f_.cgroups;
+  // Empty: a v2 cgroup inheriting, or a v1 cpuset never configured (it cannot hold tasks).
+  if (!has_mems || mems.empty()) return parent;
+  NodeSet lacking = parent - mems;
+  bool stale = !lacking.empty() && lacking.is_subset_of(nodes_.late);
+  NodeSet now = stale ? mems | lacking : mems;
+  if (stale) f_.stale.push_back({std::string(path), mems, now, lacking});
+  NodeSet gpu_gap = nodes_.gpu_online - mems;
+  if (!gpu_gap.empty()) f_.missing_gpu_node.push_back({std::string(path), mems, gpu_gap, stale});
+  // What this cgroup allows once the fix is done: the reference its children are compared with.
+  return f_.version == CgroupVersion::v2 ? v2_effective_mems(now, true, parent) : now;
+}
+
+CheckFindings find_problems(const CpusetSnapshot& snap, const HostNodes& nodes) {
+  if (snap.cgroups.empty()) {
+    CheckFindings f;
+    f.version = snap.version;
+    f.mount_point = snap.mount_point;
+    f.host_memory = nodes.memory;
+    f.gpu_online = nodes.gpu_online;
+    f.gpu_offline = nodes.gpu_offline;
+    return f;
+  }
+  FindingsBuilder b(snap.version, snap.mount_point, snap.cgroups[0].mems, nodes);
   std::vector<NodeSet> fixed(snap.cgroups.size());
-  fixed[0] = f.root_mems;
+  fixed[0] = b.root_fixed();
   for (size_t i = 1; i < snap.cgroups.size(); ++i) {
     const CgroupRecord& c = snap.cgroups[i];
-    const NodeSet& parent = fixed[static_cast<size_t>(c.parent)];
-    // Empty: a v2 cgroup inheriting, or a v1 cpuset never configured (it cannot hold tasks).
-    if (!c.has_mems || c.mems.empty()) {
-      fixed[i] = parent;
-      continue;
-    }
-    NodeSet lacking = parent - c.mems;
-    bool stale = !lacking.empty() && lacking.is_subset_of(nodes.late);
-    NodeSet now = stale ? c.mems | lacking : c.mems;
-    if (snap.version == CgroupVersion::v2) {
-      fixed[i] = v2_effective_mems(now, true, parent);
-    } else {
-      fixed[i] = now;
-    }
-    if (stale) f.stale.push_back({c.path, c.mems, now, lacking});
-    NodeSet gpu_gap = nodes.gpu_online - c.mems;
-    if (!gpu_gap.empty()) f.missing_gpu_node.push_back({c.path, c.mems, gpu_gap, stale});
+    fixed[i] = b.add(c.path, fixed[static_cast<size_t>(c.parent)], c.mems, c.has_mems);
   }
-  return f;
+  return b.take();
 }
 
 std::vector<PatchStep> plan_check_fix(const CheckFindings& findings) {

@@ -120,3 +120,19 @@ TEST_CASE("[runtime] next and hook: names or absolute paths, bad values named") 
   CHECK_THROWS_WITH_AS(parse_config("[runtime]\nnext = [\"bin/runc\"]\n", "t.toml"), doctest::Contains("runtime.next"), Error);
   CHECK_THROWS_WITH_AS(parse_config("[runtime]\nhook = \"gpu-numa-hook\"\n", "t.toml"), doctest::Contains("runtime.hook"), Error);
 }
+
+TEST_CASE("comment-only lines are blanked before toml++, keeping line numbers") {
+  CHECK(gnh::blank_comment_lines("a = 1\n").has_value() == false);
+  CHECK(gnh::blank_comment_lines("# x\n  # y\r\n[policy]\nmissing-node = \"refuse\" # z\n").value() ==
+        "\n\n[policy]\nmissing-node = \"refuse\" # z\n");
+  CHECK(gnh::blank_comment_lines("# x\ns = \"\"\"\n# in a string\n\"\"\"\n").has_value() == false);
+  CHECK(gnh::blank_comment_lines("# bad \x01 byte\n").has_value() == false);
+  // an error after a blanked comment still names its own line
+  CHECK_THROWS_WITH_AS(gnh::parse_config("# one\n# two\n[policy]\nmissing-node = maybe\n", "c.toml"),
+                       doctest::Contains("line 4"), gnh::Failure);
+  // the shipped config reads the same either way
+  std::ifstream file(std::string(GNH_SOURCE_DIR) + "/config/config.toml");
+  std::stringstream shipped;
+  shipped << file.rdbuf();
+  CHECK(gnh::blank_comment_lines(shipped.str()).has_value());
+}

@@ -65,15 +65,31 @@ std::string format_json(const LogRecord& r, const std::string& ts, int pid) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string utc_timestamp(long long sec, long usec) {
+  // Civil date from days since 1970-01-01 (H. Hinnant's days_from_civil, inverted), not gmtime_r:
+  // glibc's gmtime_r reads /etc/localtime on first use (tzset), 7 system calls per container start
+  // for a time zone a UTC stamp does not use.
+  long long days = sec >= 0 ? sec / 86400 : (sec - 86399) / 86400;
+  long long rem = sec - days * 86400;
+  days += 719468;
+  const long long era = (days >= 0 ? days : days - 146096) / 146097;
+  const long long doe = days - era * 146097;
+  const long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const long long mp = (5 * doy + 2) / 153;
+  const long long d = doy - (153 * mp + 2) / 5 + 1;
+  const long long m = mp < 10 ? mp + 3 : mp - 9;
+  const long long y = yoe + era * 400 + (m <= 2);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%06ldZ", y, m, d, rem / 3600,
+                rem / 60 % 60, rem % 60, usec);
+  return buf;
+}
+
 std::string utc_timestamp_now() {
   struct timeval tv;
   ::gettimeofday(&tv, nullptr);
-  struct tm tm;
-  ::gmtime_r(&tv.tv_sec, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long>(tv.tv_usec));
-  return buf;
+  return utc_timestamp(tv.tv_sec, static_cast<long>(tv.tv_usec));
 }
 
 }  // namespace gnh

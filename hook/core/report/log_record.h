@@ -24,6 +24,8 @@ struct LogRecord {
 std::string format_text(const LogRecord& r, const std::string& timestamp, int pid);
 std::string format_json(const LogRecord& r, const std::string& timestamp, int pid);
 // UTC, microseconds, ISO 8601.
+// sec.usec since the epoch as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ".
+std::string utc_timestamp(long long sec, long usec);
 std::string utc_timestamp_now();
 // Quotes a value for the text format: newlines and quotes escaped so one record stays one line.
 std::string quote_text(const std::string& s);

@@ -1,6 +1,9 @@
 #include "report/log_record.h"
 
 #include <doctest/doctest.h>
+
+#include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 using namespace gnh;
@@ -36,4 +39,19 @@ TEST_CASE("json line parses back with the same fields") {
   CHECK(j["action"] == "refuse");
   CHECK(j["msg"] == "why \"quoted\"");
   CHECK(j["pid"] == 9);
+}
+
+TEST_CASE("utc_timestamp agrees with gmtime_r") {
+  for (long long t : {0LL, 951782400LL /* 2000-02-29 */, 1795327507LL, 4107542399LL /* 2100-02-28T23:59:59 */,
+                      1709164800LL /* 2024-02-29 */, 253402300799LL /* 9999-12-31T23:59:59 */}) {
+    for (long long s = t - 90000; s <= t + 90000; s += 3599) {
+      time_t tt = static_cast<time_t>(s);
+      struct tm tm;
+      ::gmtime_r(&tt, &tm);
+      char want[64];
+      std::snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.000042Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+      CHECK(gnh::utc_timestamp(s, 42) == want);
+    }
+  }
 }
