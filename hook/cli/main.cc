@@ -1,18 +1,4 @@
 // gpu-numa-hook: command line. Every subcommand is a function in commands.h; nothing escapes main.
-// CLI11 includes <iostream>, whose static std::ios_base::Init constructs the standard streams and
-// the classic locale at every start (44 k instructions and their cold pages, 8% of the fast
-// path), although hook mode never touches std::cin/cout/cerr/clog. So <iostream>'s include guard
-// is defined before CLI11 comes in, the four streams CLI11 names are declared as <iostream>
-// declares them, and they are constructed (a std::ios_base::Init) only on CLI11's path, in run().
-#include <istream>
-#include <ostream>
-#define _GLIBCXX_IOSTREAM 1
-namespace std {
-extern istream cin;
-extern ostream cout;
-extern ostream cerr;
-extern ostream clog;
-}  // namespace std
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
@@ -51,7 +37,6 @@ bool g_hook_mode = false;
 int run(int argc, char** argv) {
   g_hook_mode = argc >= 2 && is_hook_stage(argv[argc - 1]);
   if (auto code = run_hook_without_cli11(argc, argv)) return *code;
-  static std::ios_base::Init iostreams;  // CLI11 writes help and errors to std::cout/cerr
   CLI::App app{"gpu-numa-hook: keeps GPU containers' cpuset.mems in step with their GPUs' NUMA nodes.\n"
                "As an OCI prestart/createRuntime hook it reads the container state on stdin."};
   app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION + " (revision " + GNH_REVISION + ")");
