@@ -80,7 +80,7 @@ std::string utc_timestamp(long long sec, long usec) {
   const long long d = doy - (153 * mp + 2) / 5 + 1;
   const long long m = mp < 10 ? mp + 3 : mp - 9;
   const long long y = yoe + era * 400 + (m <= 2);
-  char buf[64];
+  char buf[128];  // room for any long long, so the compiler can prove no truncation
   std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%06ldZ", y, m, d, rem / 3600,
                 rem / 60 % 60, rem % 60, usec);
   return buf;
