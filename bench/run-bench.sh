@@ -48,7 +48,7 @@ for t in cmake jq; do command -v "$t" >/dev/null || die "$t is missing"; done
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
 fi
-cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook hook_bench make_fixture check_floor noop_hook >&2
+cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook >&2
 HOOK=${HOOK:-$BUILD/gpu-numa-hook}   # HOOK=/path/to/gpu-numa-hook measures another build of it
 BENCH=$BUILD/bench/hook_bench
 MKFX=$BUILD/bench/make_fixture
@@ -65,6 +65,9 @@ mkdir -p "$WORK/bin"
 HOOK_BUILT=$HOOK
 install -m 0755 "$HOOK" "$WORK/bin/gpu-numa-hook"
 HOOK=$WORK/bin/gpu-numa-hook
+# the runtime shim, installed the same way (its rows: runc only, below)
+install -m 0755 "$BUILD/gpu-numa-runtime" "$WORK/bin/gpu-numa-runtime"
+SHIM=$WORK/bin/gpu-numa-runtime
 COMPARE_IN=${COMPARE:-}
 COMPARE=""
 for spec in $COMPARE_IN; do
@@ -75,6 +78,7 @@ done
 RUNID=$(basename "$WORK" | sed 's/^gnh-bench\.//' | tr 'A-Z' 'a-z')
 CG_PARENT=gnh-bench-$RUNID
 WORKAROUND_MOUNTS=()
+ETC_MADE=0   # 1: this run created the empty /etc/gpu-numa-hook (the shim rows' mount point)
 
 cgroup_mounts() { awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo; }
 cleanup() {
@@ -92,6 +96,8 @@ cleanup() {
         rmdir "$m/$CG_PARENT" 2>/dev/null || say "warning: could not remove $m/$CG_PARENT"
     done
     for d in "${WORKAROUND_MOUNTS[@]}"; do umount "$d" 2>/dev/null || umount -l "$d" 2>/dev/null || true; done
+    # only the empty directory this run made, and only if still empty (rmdir refuses otherwise)
+    if [ "$ETC_MADE" = 1 ]; then rmdir /etc/gpu-numa-hook 2>/dev/null || say "warning: could not remove the /etc/gpu-numa-hook this run created"; fi
     if grep -q " $WORK" /proc/self/mountinfo; then
         say "warning: mounts left under $WORK; not removing it"
     else
@@ -246,6 +252,39 @@ if [ "$RT_OK" = 1 ]; then
             WORKAROUND_MOUNTS+=("$WORK/cgv1-$ctrl")
         done
     fi
+    # ---- the runtime shim (runc only): what gpu-numa-runtime adds to `runc run`, as docker and
+    # containerd start it: the bundle comes without our hook, the shim adds it (read, edit, write a
+    # temp file, fsync, rename) and execs runc. Its config can only be /etc/gpu-numa-hook/config.toml
+    # (load_config has no option or env for the shim): in_ns bind-mounts $WORK/etc-gnh over
+    # /etc/gpu-numa-hook inside the private mount namespace, so the host's /etc is never written.
+    # A bind mount needs the mount point on the host: when /etc/gpu-numa-hook does not exist, this
+    # run creates it empty and cleanup removes it (rmdir: only if still empty, only if we made it).
+    if [ ! -e /etc/gpu-numa-hook ]; then
+        mkdir /etc/gpu-numa-hook
+        ETC_MADE=1
+    fi
+    [ -d /etc/gpu-numa-hook ] || die "/etc/gpu-numa-hook is not a directory: cannot mount the shim's config over it"
+    mkdir -p "$WORK/etc-gnh"
+    # the runtime config (log and lock in the work dir), with runc as the next runtime and the
+    # installed copy of the hook as the hook the shim registers; the hook reads the same file
+    # (the shim's entry has no --config)
+    sed -e "s|^next = .*|next = [\"$(command -v runc)\"]|" -e "s|^hook = .*|hook = \"$HOOK\"|" \
+        "$WORK/rt-config.toml" >"$WORK/etc-gnh/config.toml"
+    grep -q "^next = \[\"$(command -v runc)\"\]" "$WORK/etc-gnh/config.toml" && grep -q "^hook = \"$HOOK\"" "$WORK/etc-gnh/config.toml" ||
+        die "could not set [runtime] next and hook in the shim's config"
+    SHIM_ETC=$WORK/etc-gnh
+    # Bundles: the runc no-hook config.json, each with its own container id and cgroup. "disk":
+    # under $WORK (this machine's disk, where the shim's fsync goes to the device); "tmpfs": a
+    # tmpfs that in_ns mounts at $WORK/shim-tmpfs and fills from $WORK/shim-tmpfs-src (containerd
+    # keeps its bundles under /run, a tmpfs, where fsync has nothing to write).
+    SHIM_TMPFS_SRC=$WORK/shim-tmpfs-src SHIM_TMPFS=$WORK/shim-tmpfs
+    mkdir -p "$SHIM_TMPFS_SRC" "$SHIM_TMPFS"
+    for sb in base shim again tbase tshim; do
+        case $sb in t*) b=$SHIM_TMPFS_SRC/$sb ;; *) b=$WORK/shim-$sb ;; esac
+        mkdir -p "$b"
+        jq --arg cg "/$CG_PARENT/gnhb-shim-$sb-$RUNID" '.linux.cgroupsPath = $cg' "$WORK/bundle-runc-nohook/config.json" >"$b/config.json"
+        jq -e '.hooks == null' "$b/config.json" >/dev/null || die "the shim's bundle $b already has hooks"
+    done
     echo "cmp${T}runc run + hook${T}runc run${T}1.10${T}runc start with the hook within 1.10x of without" >>"$OUT/targets.tsv"
     echo "cmp${T}crun run + hook${T}crun run${T}1.25${T}crun start with the hook within 1.25x of without" >>"$OUT/targets.tsv"
     echo "cmp${T}runc run + no-op hook${T}runc run${T}1.10${T}(info) runc start with a no-op prestart hook (reads stdin) vs without" >>"$OUT/targets.tsv"
@@ -253,17 +292,23 @@ if [ "$RT_OK" = 1 ]; then
     echo "cmp${T}runc run + hook${T}runc run + no-op hook${T}1.10${T}(info) runc start with the hook vs with a no-op hook" >>"$OUT/targets.tsv"
     echo "cmp${T}crun run + hook${T}crun run + no-op hook${T}1.25${T}(info) crun start with the hook vs with a no-op hook" >>"$OUT/targets.tsv"
 fi
-cat "$OUT/targets.tsv" >>"$PLAN"
 
 # in_ns CMD...: CMD in a private mount namespace whose /proc/driver holds the fake driver (the
 # runtimes start the hook there; the fixture rows use --host-root and do not look at it)
 in_ns() {
     if [ "$RT_OK" = 1 ]; then
+        # and, for the shim rows, /etc/gpu-numa-hook is $SHIM_ETC and a tmpfs at $SHIM_TMPFS holds a
+        # copy of $SHIM_TMPFS_SRC (fresh in every namespace)
         unshare -m --propagation private -- /bin/bash -c '
             mount -t tmpfs -o size=1m,mode=0555 gnh-bench-driver /proc/driver || exit 97
             cp -a "$1/." /proc/driver/ || exit 97
-            shift
-            exec "$@"' gnh-bench "$WORK/driver" "$@"
+            if [ "$2" != - ]; then mount --bind "$2" /etc/gpu-numa-hook || exit 97; fi
+            if [ "$3" != - ]; then
+                mount -t tmpfs -o size=4m,mode=0755 gnh-bench-bundles "$4" || exit 97
+                cp -a "$3/." "$4/" || exit 97
+            fi
+            shift 4
+            exec "$@"' gnh-bench "$WORK/driver" "${SHIM_ETC:--}" "${SHIM_TMPFS_SRC:--}" "${SHIM_TMPFS:--}" "$@"
     else
         "$@"
     fi
@@ -278,13 +323,93 @@ if [ "$RT_OK" = 1 ]; then
             die "verification: $rt run: the hook logged: $line"
         say "verified $rt run + hook: the hook ran the check path (action=allow gpus=/dev/nvidia0, node 0)"
     done
+
+    # The shim: one untimed `gpu-numa-runtime run` per bundle; it must add exactly one prestart
+    # hook (ours), and runc must run it (the hook's log line, check path); a second run on the
+    # now-hooked bundle must write nothing (same inode, same bytes).
+    for sb in base shim again tbase tshim; do
+        case $sb in t*) b=$SHIM_TMPFS_SRC/$sb ;; *) b=$WORK/shim-$sb ;; esac
+        id=gnhb-shim-$sb-$RUNID
+        cp "$b/config.json" "$b/config.json.nohook"
+        in_ns "$SHIM" --root "$WORK/state/runc" run --bundle "$b" "$id" </dev/null >/dev/null 2>"$WORK/verify.err" ||
+            die "verification: gpu-numa-runtime run on $b failed: $(cat "$WORK/verify.err")"
+        n=$(jq --arg h "$HOOK" '[.hooks.prestart[]? | select(.path == $h and .args == ["gpu-numa-hook", "prestart"])] | length' "$b/config.json")
+        total=$(jq '[.hooks // {} | .[] | .[]] | length' "$b/config.json")
+        [ "$n" = 1 ] && [ "$total" = 1 ] || die "verification: the shim left $n hook entries of ours ($total in all) in $b/config.json"
+        line=$(tail -n1 "$WORK/rt-hook.log")
+        echo "$line" | grep -q "container=$id .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
+            die "verification: runc via the shim: the hook logged: $line"
+        cp "$b/config.json" "$b/config.json.hooked"
+        ino=$(stat -c %i "$b/config.json")
+        in_ns "$SHIM" --root "$WORK/state/runc" run --bundle "$b" "$id" </dev/null >/dev/null 2>"$WORK/verify.err" ||
+            die "verification: gpu-numa-runtime run on the hooked $b failed: $(cat "$WORK/verify.err")"
+        [ "$(stat -c %i "$b/config.json")" = "$ino" ] && cmp -s "$b/config.json" "$b/config.json.hooked" ||
+            die "verification: the shim rewrote $b/config.json that already had the hook"
+        tail -n1 "$WORK/rt-hook.log" | grep -q "container=$id .*action=allow .*required=0" ||
+            die "verification: runc via the shim (hook there already): the hook logged: $(tail -n1 "$WORK/rt-hook.log")"
+    done
+    say "verified gpu-numa-runtime run: exactly one hook added (ours), runc ran it (action=allow required=0), nothing written when it is there"
+    # The rows. Every start gets a fresh config.json, as docker and containerd write one per
+    # container: hook_bench's RESET rewrites the bundle's config.json before each run, outside the
+    # timed region, the same way for every row (so neither side pays for the restore, and the shim
+    # always finds a bundle without the hook). The baseline's config.json is the one the shim itself
+    # wrote (byte for byte what runc then reads), so the two rows differ only by the shim: its exec,
+    # config parse, the read/edit/write/fsync/rename of config.json, and its exec of runc.
+    #   name                                                 bundle                  program  config.json before each run
+    rows=("runc run + hook, fresh bundle${T}$WORK/shim-base${T}runc${T}hooked"
+          "runc run via gpu-numa-runtime${T}$WORK/shim-shim${T}shim${T}nohook"
+          "gpu-numa-runtime, hook already in bundle${T}$WORK/shim-again${T}shim${T}hooked"
+          "runc run + hook, fresh bundle on tmpfs${T}$SHIM_TMPFS/tbase${T}runc${T}hooked"
+          "runc run via gpu-numa-runtime, bundle on tmpfs${T}$SHIM_TMPFS/tshim${T}shim${T}nohook")
+    for row in "${rows[@]}"; do
+        IFS=$T read -r name b prog kind <<<"$row"
+        sb=$(basename "$b")
+        sb=${sb#shim-}
+        case $sb in t*) src=$SHIM_TMPFS_SRC/$sb ;; *) src=$b ;; esac
+        # the pristine copy in place for the first run; RESET: PATH<TAB>CONTENT, one line (jq -c), backslashes escaped
+        cp "$src/config.json.$kind" "$src/config.json"
+        printf '%s\t%s\n' "$b/config.json" "$(jq -c . "$src/config.json.$kind" | sed 's/\\/\\\\/g')" >"$WORK/reset-shim-$sb.tsv"
+        if [ "$prog" = runc ]; then exe=$(command -v runc); else exe=$SHIM; fi
+        echo "variant-other${T}$name${T}-${T}$WORK/reset-shim-$sb.tsv${T}$exe${T}--root${T}$WORK/state/runc${T}run${T}--bundle${T}$b${T}gnhb-shim-$sb-$RUNID" >>"$PLAN"
+    done
+    {
+        echo "cmp${T}runc run via gpu-numa-runtime${T}runc run + hook, fresh bundle${T}1.05${T}the runtime shim adds <= 1.05x to runc run (issue 14; bundle on disk)"
+        echo "cmp${T}runc run via gpu-numa-runtime, bundle on tmpfs${T}runc run + hook, fresh bundle on tmpfs${T}1.05${T}(info) the same with the bundle on a tmpfs (containerd's /run)"
+        echo "cmp${T}gpu-numa-runtime, hook already in bundle${T}runc run + hook, fresh bundle${T}1.05${T}(info) the shim when the hook is there already (reads, writes nothing)"
+        echo "cmp${T}runc run via gpu-numa-runtime${T}runc run + hook${T}1.05${T}(info) the shim vs runc run + hook without the per-run config.json rewrite"
+    } >>"$OUT/targets.tsv"
 fi
+cat "$OUT/targets.tsv" >>"$PLAN"
 
 # ---------------------------------------------------------------- run
 say "timing: $ROUNDS rounds; plan in $PLAN"
 STATUS=0
 in_ns "${PRIO[@]}" "$BENCH" --rounds "$ROUNDS" --warmup "$WARMUP" --raw "$OUT/raw.tsv" --title "hook start cost" "$PLAN" \
     | tee "$OUT/table.md" || STATUS=1
+
+# The shim's cost in ms (issue 12: at most 1 ms per start): the difference of the medians, and the
+# median of the per-round differences (the rows run in the same rounds), from the raw samples.
+shim_ms() {  # ROW BASELINE
+    awk -F'\t' -v a="$1" -v b="$2" '
+        $1 == a { x[$2] = $3; xs[++nx] = $3 } $1 == b { y[$2] = $3; ys[++ny] = $3 }
+        function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+                                        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+        END { for (r in x) if (r in y) d[++nd] = x[r] - y[r]
+              ma = med(xs, nx); mb = med(ys, ny); md = med(d, nd)
+              printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | <= 1 ms | %s |\n", a, b, ma, mb, ma - mb, md, (ma - mb <= 1.0 ? "yes" : "no") }' "$OUT/raw.tsv"
+}
+if [ "$RT_OK" = 1 ] && [ -s "$OUT/raw.tsv" ]; then
+    {
+        echo
+        echo "### what the shim adds to a start, in ms (issue 12: at most 1 ms)"
+        echo
+        echo "| row | baseline | row median ms | baseline median ms | difference of medians | median of per-round differences | target | met |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+        shim_ms "runc run via gpu-numa-runtime" "runc run + hook, fresh bundle"
+        shim_ms "runc run via gpu-numa-runtime, bundle on tmpfs" "runc run + hook, fresh bundle on tmpfs"
+        shim_ms "gpu-numa-runtime, hook already in bundle" "runc run + hook, fresh bundle"
+    } | tee "$OUT/shim-ms.md"
+fi
 
 # ---------------------------------------------------------------- check over many cgroups
 if [ "${SKIP_CHECK:-0}" != 1 ]; then
