@@ -23,6 +23,10 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 BUILD=${1:-$REPO/build-bench}
+# absolute: runc and crun start the no-op hook (BUILD/bench/noop_hook) from the bundle directory,
+# so a relative BUILD (`run-bench.sh build`) made every "+ no-op hook" run fail with ENOENT
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
 ROUNDS=${ROUNDS:-300}
 WARMUP=${WARMUP:-10}
 CHECK_ROUNDS=${CHECK_ROUNDS:-15}
