@@ -1,7 +1,7 @@
 #!/bin/bash
 # What gpu-numa-runtime itself costs, without runc: the shim with `[runtime] next = ["/bin/true"]`,
 # timed interleaved by hook_bench against /bin/true alone, on a bundle whose config.json lacks the
-# hook (the shim adds it: write a temp file, fsync, rename) and on one that has it (read only), with
+# hook (the shim adds it: write a temp file, rename; no fsync since the bundle does not outlive the boot) and on one that has it (read only), with
 # the bundle on this machine's disk and on a tmpfs (containerd keeps bundles under /run, a tmpfs).
 # run-bench.sh's runc rows measure the same inside `runc run`, where the 1 ms that matters is lost
 # in runc's own spread on a busy machine; this isolates it. docs/BENCHMARKS.md has the figures.

@@ -10,7 +10,7 @@
 
 namespace gnh {
 
-void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
+void write_file_atomically(const std::string& path, const std::string& text, unsigned mode, Durability durability) {
   auto slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -35,7 +35,7 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
     done += static_cast<size_t>(n);
   }
   if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) give_up("chmod");
-  if (::fsync(fd) != 0) give_up("fsync");
+  if (durability == Durability::flushed && ::fsync(fd) != 0) give_up("fsync");
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());

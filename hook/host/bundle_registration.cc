@@ -32,7 +32,9 @@ bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_
   if (!r.added) return false;
   struct stat st {};
   const bool known = ::stat(file.c_str(), &st) == 0;
-  write_file_atomically(file, r.text, known ? (st.st_mode & 07777) : 0644);
+  // Replaced atomically for the runtime that reads it next; not flushed: a bundle does not outlive
+  // the boot (engines recreate it), and the fsync was most of the shim's cost on a disk.
+  write_file_atomically(file, r.text, known ? (st.st_mode & 07777) : 0644, Durability::replaced);
   // Keep the owner too: an engine that runs the runtime as root may still hand the bundle to a
   // user (rootless tooling reads it back).
   if (known && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) && ::chown(file.c_str(), st.st_uid, st.st_gid) != 0)
