@@ -1,6 +1,6 @@
 // The runtime shim's edit of a bundle on `create`: read config.json, add our prestart hook (pure:
 // runtime/prestart_registration.h), and replace the file atomically (temp file in the bundle,
-// fsync, rename), keeping its mode. On any failure config.json is untouched.
+// rename; not flushed, see host/atomic_file.h), keeping its mode. On any failure config.json is untouched.
 #pragma once
 
 #include <string>
