@@ -168,7 +168,8 @@ EOF
 
 # --- the schedule ------------------------------------------------------------------------------
 N=$SOAK_STARTS
-declare -a SL ST GP FORM DELAY # per start: parent slice, stage, GPU minors, request form, delay ms
+declare -a SL ST GP FORM DELAY HOLD # per start: parent slice, stage, GPU minors, request form,
+# delay before it (ms), how long its process holds on after numa_touch (ms)
 for ((i = 1; i <= N; i++)); do
 	rnd ${#PARENTS[@]}; SL[i]=${PARENTS[R]}
 	rnd 2; ST[i]=$([ $R = 0 ] && echo prestart || echo createRuntime)
@@ -176,6 +177,7 @@ for ((i = 1; i <= N; i++)); do
 	if ((R < 9)); then GP[i]=0; elif ((R < 18)); then GP[i]=1; else GP[i]=0,1; fi
 	rnd 4; FORM[i]=$(case $R in 0) echo devices ;; 1) echo env-index ;; 2) echo env-uuid ;; *) echo cdi ;; esac)
 	rnd $((SOAK_DELAY_MS + 1)); DELAY[i]=$R
+	rnd 2000; HOLD[i]=$R
 done
 # Node events, per node: "k op gap_ms,... block,..." (at start k: online or offline every block of
 # the node in the given order, sleeping gap_ms before each). First an online early on; then
@@ -217,7 +219,7 @@ echo "  schedule (seed $SOAK_SEED):"
 for n in "${NODES[@]}"; do sed "s/^/  SCHED node $n: at start /" $S/events."$n"; done
 echo "  SCHED check --fix at starts: $(tr '\n' ' ' <$S/checks)"
 for ((i = 1; i <= N; i++)); do
-	echo "  SCHED start $i: /${SL[i]} ${ST[i]} gpus=${GP[i]} via ${FORM[i]} after ${DELAY[i]}ms"
+	echo "  SCHED start $i: /${SL[i]} ${ST[i]} gpus=${GP[i]} via ${FORM[i]} after ${DELAY[i]}ms, holds ${HOLD[i]}ms"
 done
 
 # --- bundles -----------------------------------------------------------------------------------
@@ -227,9 +229,11 @@ done
 UUID=()
 for m in 0 1; do UUID[m]=$(sed -n 's/^GPU UUID:[[:space:]]*//p' /fixture/information.$m); done
 # One jq for all bundles (a jq per bundle costs a third of a second under TCG): each input line is
-# "id<TAB>cgroupsPath<TAB>stage<TAB>form<TAB>request<TAB>nodes", each output line "id<TAB>config".
+# "id<TAB>cgroupsPath<TAB>stage<TAB>form<TAB>request<TAB>hold<TAB>nodes", each output line
+# "id<TAB>config". The process: numa_touch on each GPU's node, a pause of `hold` (a GPU job that
+# keeps running: an offline can take the node from it meanwhile), then Mems_allowed_list again.
 bundle_params() {
-	local i id req nodes m
+	local i id req nodes m hold
 	for ((i = 1; i <= N; i++)); do
 		printf -v id 's%04d' "$i"
 		nodes=""
@@ -239,16 +243,17 @@ bundle_params() {
 			req=""
 			for m in ${GP[i]//,/ }; do req+=${req:+,}${UUID[m]}; done
 		fi
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "/${SL[i]}/$id" "${ST[i]}" "${FORM[i]}" "$req" "${nodes# }"
+		printf -v hold '%d.%03d' $((HOLD[i] / 1000)) $((HOLD[i] % 1000))
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "/${SL[i]}/$id" "${ST[i]}" "${FORM[i]}" "$req" "$hold" "${nodes# }"
 	done
 }
 t=$EPOCHREALTIME
 bundle_params | jq -R -r --slurpfile base /etc/soak/base.json '
-	split("\t") as [$id, $cg, $stage, $form, $req, $nodes]
+	split("\t") as [$id, $cg, $stage, $form, $req, $hold, $nodes]
 	| $base[0]
 	| .root = {path: "/bundles/rootfs", readonly: true}
 	| .process.terminal = false
-	| .process.args = (["/bin/sh", "-c", "r=0; for n in \"$@\"; do numa_touch \"$n\" || r=1; done; while read -r k v; do [ \"$k\" = Mems_allowed_list: ] && echo \"soak: end Mems_allowed_list: $v\"; done </proc/self/status; exit $r", "sh"] + ($nodes | split(" ")))
+	| .process.args = (["/bin/sh", "-c", "r=0; for n in \"$@\"; do numa_touch \"$n\" || r=1; done; /bin/busybox sleep \"$0\"; while read -r k v; do [ \"$k\" = Mems_allowed_list: ] && echo \"soak: end Mems_allowed_list: $v\"; done </proc/self/status; exit $r", $hold] + ($nodes | split(" ")))
 	| .hostname = "soak"
 	| .linux.cgroupsPath = $cg
 	| .mounts |= map(select(.destination != "/sys/fs/cgroup"))
