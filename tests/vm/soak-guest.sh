@@ -183,6 +183,7 @@ done
 # the node in the given order, sleeping gap_ms before each). First an online early on; then
 # offline/online cycles; the last event of each node is an online.
 max1() { echo $(($1 > 0 ? $1 : 1)); }
+min() { echo $(($1 < $2 ? $1 : $2)); }
 blocks_shuffled() { # BS = "gap,gap,... block,block,...": a permutation of BLOCKS[$1] and its gaps
 	# (sets a global: a $(...) subshell would not advance the PRNG of this shell)
 	local -a b
@@ -197,13 +198,13 @@ blocks_shuffled() { # BS = "gap,gap,... block,block,...": a permutation of BLOCK
 }
 for n in "${NODES[@]}"; do
 	: >$S/events."$n"
-	rnd "$(max1 $((N / 10)))"; k=$((1 + R))
+	rnd "$(max1 "$(min $((N / 10)) 10)")"; k=$((1 + R))
 	blocks_shuffled "$n"; echo "$k online $BS" >>$S/events."$n"
 	while :; do
-		rnd "$(max1 $((N / 4)))"; k=$((k + N / 8 + 1 + R))
+		rnd "$(max1 "$(min $((N / 4)) 24)")"; k=$((k + $(min $((N / 8)) 12) + 1 + R))
 		((k <= N - N / 10)) || break
 		blocks_shuffled "$n"; echo "$k offline $BS" >>$S/events."$n"
-		rnd "$(max1 $((N / 10)))"; k=$((k + 1 + R))
+		rnd "$(max1 "$(min $((N / 10)) 8)")"; k=$((k + 1 + R))
 		((k > N)) && k=$N
 		blocks_shuffled "$n"; echo "$k online $BS" >>$S/events."$n"
 	done
@@ -211,7 +212,7 @@ done
 : >$S/checks
 k=0
 while :; do
-	rnd "$(max1 $((N / 6)))"; k=$((k + 1 + R))
+	rnd "$(max1 "$(min $((N / 6)) 20)")"; k=$((k + 1 + R))
 	((k <= N)) || break
 	echo "$k" >>$S/checks
 done
