@@ -17,17 +17,13 @@ REPO=$(cd "$HERE/../.." && pwd)
 HOOK=${1:-$REPO/build/gpu-numa-hook}
 VM_TIMEOUT=${VM_TIMEOUT:-240}
 T0=$(date +%s.%N)
+# shellcheck source-path=SCRIPTDIR source=vm-lib.sh
+. "$HERE/vm-lib.sh"
+VM_LOG_PREFIX=run-vm-test
 
-die() { echo "run-vm-test: $*" >&2; exit 2; }
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
-
-for t in qemu-system-x86_64 busybox cpio gzip runc jq gcc ldd timeout; do
-	command -v "$t" >/dev/null || die "missing tool: $t (apt-get install qemu-system-x86 busybox-static cpio runc jq gcc)"
-done
+vm_require_tools
 BUSYBOX=$(command -v busybox)
-if ldd "$BUSYBOX" >/dev/null 2>&1; then die "$BUSYBOX is dynamically linked: apt-get install busybox-static"; fi
-KERNEL=${VM_KERNEL:-$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | sort -V | tail -n 1)}
-[ -r "$KERNEL" ] || die "no readable kernel (/boot/vmlinuz-*; apt-get install linux-image-amd64)"
+KERNEL=$(vm_kernel)
 
 HOOK_PRESENT=0
 HOST_FAILS=()
@@ -42,27 +38,16 @@ WORK=$(mktemp -d /tmp/gpu-numa-vmtest.XXXXXX)
 cleanup() { if [ "${VM_KEEP:-0}" = 1 ]; then echo "run-vm-test: kept $WORK"; else rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 ROOT=$WORK/initramfs
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/gpu-numa-hook,fixture,bundles/rootfs/bin,proc,sys,dev,tmp,run,var/log}
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/gpu-numa-hook,fixture,bundles,proc,sys,dev,tmp,run,var/log}
 
 # --- build -----------------------------------------------------------------------------------
-t=$(date +%s.%N)
-gcc -static -O2 -Wall -Wextra -o "$WORK/numa_touch" "$HERE/numa_touch.c"
-echo "run-vm-test: built numa_touch in $(elapsed "$t")s"
+vm_build_numa_touch "$WORK/numa_touch"
 
 t=$(date +%s.%N)
-# copy_elf BIN DEST: BIN at DEST in the initramfs plus every library ldd names (and the ELF
-# interpreter), each at the path ldd gives.
-copy_elf() {
-	install -D -m 755 "$1" "$ROOT$2"
-	local lib
-	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		[ -e "$ROOT$lib" ] || install -D -m 755 "$(readlink -f "$lib")" "$ROOT$lib"
-	done
-}
 cp "$BUSYBOX" "$ROOT/bin/busybox"
-copy_elf "$(command -v runc)" /usr/sbin/runc
+vm_copy_elf "$ROOT" "$(command -v runc)" /usr/sbin/runc
 if [ $HOOK_PRESENT = 1 ]; then
-	copy_elf "$HOOK" /bin/gpu-numa-hook
+	vm_copy_elf "$ROOT" "$HOOK" /bin/gpu-numa-hook
 fi
 install -m 755 "$WORK/numa_touch" "$ROOT/bin/numa_touch"
 install -m 755 "$HERE/guest-init.sh" "$ROOT/init"
@@ -70,11 +55,7 @@ cp "$HERE/fixture/information" "$ROOT/fixture/information"
 echo "HOOK_PRESENT=$HOOK_PRESENT" >"$ROOT/etc/vmtest.env"
 
 # Container rootfs: busybox plus numa_touch, shared read-only by every bundle.
-R=$ROOT/bundles/rootfs
-cp "$BUSYBOX" "$R/bin/busybox"
-for a in sh cat grep ls; do ln -s busybox "$R/bin/$a"; done
-install -m 755 "$WORK/numa_touch" "$R/bin/numa_touch"
-mkdir -p "$R"/{proc,sys,dev,tmp,etc}
+vm_container_rootfs "$ROOT/bundles/rootfs" "$WORK/numa_touch"
 
 cat >"$ROOT/etc/gpu-numa-hook/config.toml" <<'EOF'
 [policy]
@@ -125,8 +106,8 @@ mkbundle ctr-g /system.slice/ctr-g $C prestart 0 0 # g: no GPU, hook: fast path,
 mkbundle ctr-f /system.slice/ctr-f $C createRuntime # f: the createRuntime stage patches too
 
 INITRD=$WORK/initrd.cpio.gz
-(cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1 >"$INITRD")
-echo "run-vm-test: built initramfs ($(du -h "$INITRD" | cut -f1)) in $(elapsed "$t")s; hook: $([ $HOOK_PRESENT = 1 ] && echo "$HOOK" || echo none)"
+vm_pack_initramfs "$ROOT" "$INITRD"
+echo "run-vm-test: built initramfs ($(du -h "$INITRD" | cut -f1)) in $(vm_elapsed "$t")s; hook: $([ $HOOK_PRESENT = 1 ] && echo "$HOOK" || echo none)"
 
 # --- boot ------------------------------------------------------------------------------------
 # Node 0: both CPUs and 512M. Node 1: no CPU, a coldplugged 256M pc-dimm whose memory blocks the
@@ -148,7 +129,7 @@ timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	</dev/null >"$WORK/qemu.out" 2>&1
 QRC=$?
 set -e
-VM_TIME=$(elapsed "$t")
+VM_TIME=$(vm_elapsed "$t")
 tr -d '\r' <"$LOG" >"$WORK/console.txt" || true
 echo "run-vm-test: ---- guest console ----"
 cat "$WORK/console.txt"
@@ -171,6 +152,6 @@ if [ "$NSKIP" -gt 0 ]; then
 	echo "run-vm-test: !!! $NSKIP scenario group(s) SKIPPED:"
 	grep '^SKIP: ' "$WORK/console.txt" | sed 's/^/  /'
 fi
-echo "run-vm-test: total wall time $(elapsed "$T0")s"
+echo "run-vm-test: total wall time $(vm_elapsed "$T0")s"
 echo "$NPASS passed, $NFAIL failed"
 [ "$NFAIL" -eq 0 ] && [ "$NPASS" -gt 0 ]
