@@ -161,7 +161,7 @@ fi
 NASSERT=$(grep -c '^ASSERT-FAIL: ' "$WORK/console.txt" || true)
 [ "$NASSERT" -eq 0 ] || FAILS+=("$NASSERT assertion(s) failed (ASSERT-FAIL lines above)")
 [ "$BROKEN" -eq 0 ] || FAILS+=("$BROKEN broken start(s) (START ... class=broken lines above)")
-echo "run-vm-soak: seed $SEED: $OK ok (+ $DIST disturbed: an offline of their GPU's node began during the start), $REF refused, $BROKEN broken; $NASSERT assertion failure(s)"
+echo "run-vm-soak: seed $SEED: $OK ok (+ $DIST disturbed: an offline began during the start and took their GPU's node), $REF refused, $BROKEN broken; $NASSERT assertion failure(s)"
 echo "run-vm-soak: total wall time $(vm_elapsed "$T0")s"
 if [ ${#FAILS[@]} -gt 0 ]; then
 	for f in "${FAILS[@]}"; do echo "run-vm-soak: FAIL: $f"; done

@@ -483,8 +483,6 @@ for ((i = 1; i <= N; i++)); do
 	for m in ${GP[i]//,/ }; do nodes+=" $((m + 1))"; done
 	read -r -a G0 <<<"$g0"
 	read -r -a G1 <<<"$g1"
-	disturbed=0
-	for n in $nodes; do ((G1[n - 1] > G0[n - 1])) && disturbed=1; done
 	((us > MAXUS)) && MAXUS=$us
 	sec=$(awk -v u="$us" 'BEGIN{printf "%.2f", u/1e6}')
 	smems=$(sed -n 's/^numa_touch: Mems_allowed_list: //p' "$o" | head -n1)
@@ -508,7 +506,12 @@ for ((i = 1; i <= N; i++)); do
 		# the hook must have logged an error (its write lost a race with the removal), or runc
 		# must have failed before the process ran. A hook that let the start go on without the
 		# node, with no error, is broken whatever the schedule did.
-		unexplained=""
+		# Any node's offline counts, not only the container's own: when an offline shrinks a
+		# running container's cpuset, the kernel rebinds its MPOL_BIND policy positionally
+		# (mpol_rebind_nodemask: the 2nd node of {0,1,2} is the 2nd of {0,2}), so losing node 1
+		# moves memory bound to node 2 to node 0.
+		unexplained="" moved=0
+		for n in "${NODES[@]}"; do ((G1[n - 1] > G0[n - 1])) && moved=1; done
 		for n in $nodes; do
 			p=""
 			has_node "$smems" "$n" || p+="started without node $n (Mems_allowed_list '${smems:--}'); "
@@ -516,7 +519,7 @@ for ((i = 1; i <= N; i++)); do
 			has_node "$smems" "$n" && [ -n "$emems" ] && ! has_node "$emems" "$n" && p+="lost node $n while running (end '$emems'); "
 			[ -z "$p" ] && continue
 			why+=$p
-			if ((G1[n - 1] > G0[n - 1])) && { ((!ran)) || has_node "$smems" "$n" ||
+			if ((moved)) && { ((!ran)) || has_node "$smems" "$n" ||
 				[ "${LOGLV[$id]-}" = error ] || has_node "${LOGMA[$id]:--}" "$n"; }; then
 				:
 			else
@@ -526,9 +529,13 @@ for ((i = 1; i <= N; i++)); do
 		[ "$rc" = 0 ] || why+="runc exit $rc; "
 		[ -n "$left" ] && why+="cgroup left: $left; "
 		((ran)) || why+="the process did not run; "
+		# A cpuset widened under a running process rebinds its MPOL_BIND policy positionally too
+		# (bound to node 2 in {0,2}, it is bound to node 1 in {0,1,2}): name it for the triage.
+		[ -n "$why" ] && [ -n "$smems" ] && [ -n "$emems" ] && [ "$smems" != "$emems" ] &&
+			why+="its cpuset changed while it ran ($smems -> $emems; the kernel rebinds MPOL_BIND positionally); "
 		if [ -z "$why" ]; then
 			class=ok
-		elif ((disturbed)) && [ -z "$unexplained" ]; then
+		elif ((moved)) && [ -z "$unexplained" ]; then
 			class=disturbed
 		else
 			class=broken
@@ -595,6 +602,6 @@ if [ "$HOOK_ERRORS" -gt 0 ]; then
 	grep '^[^ ]* error .*msg="hook error' $HOOK_LOG | head -n 10 | sed 's/^/  log| /'
 fi
 echo "  hook log: $HOOK_LINES lines ($HOOK_ERRORS hook errors), longest hook run $((MAXHOOK / 1000)) ms; longest start $(awk -v u="$MAXUS" 'BEGIN{printf "%.2f", u/1e6}')s (deadline ${SOAK_DEADLINE}s)"
-echo "  disturbed: $DIST starts ($DIST_RUNC of them failed in runc before the process ran): an offline of their node began during the start"
+echo "  disturbed: $DIST starts ($DIST_RUNC of them failed in runc before the process ran): an offline began during the start and took their node"
 echo "SOAK-SUMMARY: starts=$N ok=$OK disturbed=$DIST refused=$REF broken=$BROKEN assert_fails=$FAILS"
 finish
