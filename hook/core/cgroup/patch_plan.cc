@@ -13,4 +13,12 @@ std::vector<PatchStep> plan_patch(CgroupVersion version, const std::vector<Cgrou
   return steps;
 }
 
+bool widening_keeps_positions(const NodeSet& before, const NodeSet& after) {
+  auto ids = before.ids();
+  if (ids.empty()) return true;
+  for (int added : (after - before).ids())
+    if (added < ids.back()) return false;
+  return true;
+}
+
 }  // namespace gnh

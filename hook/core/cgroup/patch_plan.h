@@ -34,6 +34,13 @@ struct PatchOutcome {
   std::string error;             // when !ok: the file, the value and the errno
 };
 
+// Whether widening `before` to `after` leaves every node of `before` at its position (its rank in
+// the set). The kernel rebinds a running task's NUMA memory policy by position when its cpuset's
+// mems change (mpol_rebind_*, unless MPOL_F_STATIC_NODES): widening 0,2 to 0-2 turns a policy bound
+// to node 2 (second of 0,2) into one bound to node 1 (second of 0-2). Only nodes added above every
+// existing one keep the positions. Found by the VM soak (tests/vm/mpol-rebind-probe.sh shows it).
+bool widening_keeps_positions(const NodeSet& before, const NodeSet& after);
+
 std::vector<PatchStep> plan_patch(CgroupVersion version, const std::vector<CgroupMemsSnapshot>& top_down,
                                   const NodeSet& add);
 

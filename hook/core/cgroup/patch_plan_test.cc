@@ -35,3 +35,11 @@ TEST_CASE("an already healed chain plans nothing") {
   std::vector<CgroupMemsSnapshot> chain = {{"/docker", NodeSet::of({0, 1})}, {"/docker/c", NodeSet::of({0, 1})}};
   CHECK(plan_patch(CgroupVersion::v1, chain, NodeSet::of({1})).empty());
 }
+
+TEST_CASE("widening keeps positions only when every added node lies above the existing ones") {
+  CHECK(widening_keeps_positions(NodeSet::of({0, 8}), NodeSet::of({0, 8, 252})));
+  CHECK(widening_keeps_positions(NodeSet(), NodeSet::of({0, 1})));
+  CHECK(widening_keeps_positions(NodeSet::of({0}), NodeSet::of({0})));
+  CHECK_FALSE(widening_keeps_positions(NodeSet::of({0, 2}), NodeSet::of({0, 1, 2})));       // 2 would become 1
+  CHECK_FALSE(widening_keeps_positions(NodeSet::of({0, 8, 253}), NodeSet::of({0, 8, 252, 253})));  // 253 -> 252
+}

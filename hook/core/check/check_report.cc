@@ -115,11 +115,17 @@ std::string check_text(const CheckResult& r) {
   if (r.fix) {
     s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
     if (r.fix->removed()) s += ", " + std::to_string(r.fix->removed()) + " skipped (removed while check ran)";
+    if (r.fix->busy()) s += ", " + std::to_string(r.fix->busy()) + " left alone (running tasks)";
     s += "\n";
     if (!r.fix->error.empty()) s += "  not run: " + r.fix->error + "\n";
     for (const auto& x : r.fix->results) {
       if (!x.error.empty()) s += "  FAILED " + x.path + ": " + x.error + "\n";
       else if (x.removed) s += "  skipped " + x.path + ": removed while check ran (a container exited)\n";
+      else if (x.busy_tasks > 0)
+        s += "  left alone " + x.path + ": " + std::to_string(x.busy_tasks) + " running task(s); widening " +
+             x.before.to_display() + " to " + x.planned.to_display() +
+             " adds a node below one they have, and the kernel would remap their bound memory to other nodes; "
+             "restart that container instead\n";
       else if (x.written) s += "  " + x.path + "  " + x.before.to_display() + " -> " + x.after.to_display() + "\n";
       else s += "  " + x.path + "  " + x.before.to_display() + " (already fixed or gone)\n";
     }
@@ -145,8 +151,8 @@ std::string check_json(const CheckResult& r) {
     json results = json::array();
     for (const auto& x : r.fix->results)
       results.push_back({{"path", x.path}, {"before", x.before.to_string()}, {"after", x.after.to_string()},
-                         {"written", x.written}, {"removed", x.removed}, {"error", x.error.empty() ? json(nullptr) : json(x.error)}});
-    j["fix"] = {{"results", results}, {"fixed", r.fix->fixed()}, {"failed", r.fix->failed()}, {"removed", r.fix->removed()},
+                         {"written", x.written}, {"removed", x.removed}, {"busy_tasks", x.busy_tasks}, {"error", x.error.empty() ? json(nullptr) : json(x.error)}});
+    j["fix"] = {{"results", results}, {"fixed", r.fix->fixed()}, {"failed", r.fix->failed()}, {"removed", r.fix->removed()}, {"busy", r.fix->busy()},
                 {"error", r.fix->error.empty() ? json(nullptr) : json(r.fix->error)}};
   } else {
     j["fix"] = nullptr;

@@ -17,4 +17,8 @@ size_t FixOutcome::removed() const {
   return static_cast<size_t>(std::count_if(results.begin(), results.end(), [](const FixResult& r) { return r.removed; }));
 }
 
+size_t FixOutcome::busy() const {
+  return static_cast<size_t>(std::count_if(results.begin(), results.end(), [](const FixResult& r) { return r.busy_tasks > 0; }));
+}
+
 }  // namespace gnh

@@ -15,6 +15,8 @@ struct FixResult {
   bool written = false;
   bool removed = false;  // the cgroup was removed while check ran (a container exited): skipped
   std::string error;     // not empty: this cgroup was not fixed (file, value, errno)
+  long busy_tasks = 0;   // > 0: left alone, its running tasks' memory policies would be remapped
+  NodeSet planned;       // with busy_tasks: what the fix would have written
 };
 
 struct FixOutcome {
@@ -24,6 +26,7 @@ struct FixOutcome {
   size_t fixed() const;
   size_t failed() const;
   size_t removed() const;
+  size_t busy() const;
 };
 
 }  // namespace gnh

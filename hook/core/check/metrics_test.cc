@@ -26,7 +26,7 @@ TEST_CASE("metrics count what is left after a fix, and what the fix did") {
   CHECK(value(before, "gpu_numa_hook_check_last_run_timestamp_seconds") == 1763700000);
   CHECK(r.exit_code() == 1);
 
-  r.fix = FixOutcome{{{"/docker", NodeSet::of({0}), NodeSet::of({0, 1}), true, false, ""}}, ""};
+  r.fix = FixOutcome{{{"/docker", NodeSet::of({0}), NodeSet::of({0, 1}), true, false, "", 0, {}}}, ""};
   r.after = CheckFindings{};
   r.after->cgroups = 7;
   auto after = check_metrics(&r, 1763700000);
