@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "errno_of.h"
 
 using namespace gnh;
 namespace fs = std::filesystem;
@@ -37,15 +38,6 @@ struct Tree {
     return ss.str();
   }
 };
-
-int errno_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.error_number();
-  }
-  return 0;
-}
 
 }  // namespace
 

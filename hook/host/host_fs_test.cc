@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "base/error.h"
+#include "errno_of.h"
 
 using namespace gnh;
 namespace fs = std::filesystem;
@@ -46,15 +47,6 @@ struct Openat2Mode {
   explicit Openat2Mode(bool disabled) { set_openat2_disabled_for_tests(disabled); }
   ~Openat2Mode() { set_openat2_disabled_for_tests(false); }
 };
-
-int errno_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.error_number();
-  }
-  return 0;
-}
 
 }  // namespace
 
