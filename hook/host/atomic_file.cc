@@ -1,6 +1,7 @@
 #include "host/atomic_file.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,26 @@
 #include "base/error.h"
 
 namespace gnh {
+
+namespace {
+
+// Swaps the new file in with renameat2(RENAME_EXCHANGE) and removes the old one under the temp
+// name. Readers see the old or the new file, as with rename; the difference is ext4's
+// auto_da_alloc, which starts writeback of the new file inside a rename that replaces a regular
+// file (the "replace by rename" heuristic), on the caller's time; an exchange replaces nothing,
+// so the dirty pages wait for the flusher like any other. False (nothing done) when `path` is not
+// a regular file or the filesystem has no exchange: the caller renames instead.
+bool exchanged(const std::string& tmp, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) return false;
+  // The new file is in place; an old copy left under the dot-name would be harmless (it goes with
+  // the directory), so a failure here does not undo a good replacement.
+  ::unlink(tmp.c_str());
+  return true;
+}
+
+}  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text, unsigned mode, Durability durability) {
   auto slash = path.rfind('/');
@@ -41,6 +62,7 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
     ::unlink(tmp.c_str());
     fail("cannot close " + tmp + " (for " + path + "): " + errno_text(err));
   }
+  if (durability == Durability::replaced && exchanged(tmp, path)) return;
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());

@@ -13,7 +13,8 @@ namespace gnh {
 enum class Durability { flushed, replaced };
 
 // Writes a temp file in the same directory, fsyncs it (Durability::flushed), sets `mode` and
-// renames it over `path` (rename is atomic within one filesystem). Failure naming the file and
+// renames it over `path` (rename is atomic within one filesystem; Durability::replaced exchanges
+// the two where it can, see atomic_file.cc). Failure naming the file and
 // errno; on failure `path` is untouched and no temp file is left. `path` is a path on this
 // machine, taken as given.
 void write_file_atomically(const std::string& path, const std::string& text, unsigned mode = 0644,
