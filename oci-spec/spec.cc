@@ -1,23 +1,49 @@
 #include "spec.h"
 
+#include <algorithm>
+
 #include "json_fields.h"
+#include "json_scan.h"
 
 namespace oci {
 
 using namespace detail;
 
-std::optional<std::string> Spec::env_value(std::string_view key) const {
-  std::optional<std::string> found;
-  for (const auto& e : env) {
-    if (e.size() > key.size() && e.compare(0, key.size(), key) == 0 && e[key.size()] == '=')
-      found = e.substr(key.size() + 1);
-  }
-  return found;
+namespace {
+
+// The members parse_spec reads, and the objects on the way to them (their type is checked).
+const std::vector<MemberPath>& spec_members() {
+  static const std::vector<MemberPath> paths = {
+      {"process"}, {"process", "env"}, {"mounts"}, {"annotations"},
+      {"linux"},   {"linux", "cgroupsPath"}, {"linux", "devices"},
+      {"linux", "resources"}, {"linux", "resources", "cpu"}, {"linux", "resources", "cpu", "mems"}};
+  return paths;
 }
 
-Spec parse_spec(std::string_view text) {
-  json j = parse_json(text, "config.json");
-  if (!j.is_object()) throw ParseError("config.json must be a JSON object, not " + type_name(j));
+bool is_parent(const std::vector<MemberPath>& paths, size_t k) {
+  for (const auto& p : paths)
+    if (p.size() > paths[k].size() && std::equal(paths[k].begin(), paths[k].end(), p.begin())) return true;
+  return false;
+}
+
+// The document parse_spec_whole would see, cut down to the members it reads: objects on the way
+// stay objects (empty but for what we read), every other located value is parsed as it is.
+json document_of(const LocatedMembers& found) {
+  const auto& paths = spec_members();
+  json doc = json::object();
+  for (size_t k = 0; k < paths.size(); ++k) {  // parents come before their members
+    if (!found.values[k]) continue;
+    json* parent = &doc;
+    for (size_t d = 0; d + 1 < paths[k].size(); ++d) parent = &(*parent)[std::string(paths[k][d])];
+    const std::string_view text = *found.values[k];
+    (*parent)[std::string(paths[k].back())] =
+        is_parent(paths, k) && text.front() == '{' ? json::object() : json::parse(text.begin(), text.end());
+  }
+  return doc;
+}
+
+Spec spec_from(const json& j) {
+
   Spec s;
   if (const json* process = opt_object(j, "process", "")) s.env = string_array(*process, "env", "process.");
   if (const json* mounts = opt_array(j, "mounts", "")) {
@@ -50,6 +76,29 @@ Spec parse_spec(std::string_view text) {
           s.cpuset_mems = *mems;
   }
   return s;
+}
+
+}  // namespace
+
+std::optional<std::string> Spec::env_value(std::string_view key) const {
+  std::optional<std::string> found;
+  for (const auto& e : env) {
+    if (e.size() > key.size() && e.compare(0, key.size(), key) == 0 && e[key.size()] == '=')
+      found = e.substr(key.size() + 1);
+  }
+  return found;
+}
+
+Spec parse_spec_whole(std::string_view text) {
+  json j = parse_json(text, "config.json");
+  if (!j.is_object()) throw ParseError("config.json must be a JSON object, not " + type_name(j));
+  return spec_from(j);
+}
+
+Spec parse_spec(std::string_view text) {
+  std::optional<LocatedMembers> found = locate_members(text, spec_members());
+  if (!found) return parse_spec_whole(text);  // invalid, or a form left to nlohmann: its verdict
+  return spec_from(document_of(*found));
 }
 
 }  // namespace oci

@@ -35,6 +35,12 @@ struct Spec {
   std::optional<std::string> env_value(std::string_view key) const;
 };
 
+// Checks the whole text but parses only the members above (json_scan.h): the same Spec, or the
+// same ParseError, as parse_spec_whole, ~10x faster on a Docker config.json.
 Spec parse_spec(std::string_view json);
+
+// The reference: builds the whole document with nlohmann, then reads the fields. parse_spec falls
+// back to it for any text the scanner declines; tests/fuzz/fuzz_oci_spec.cc compares the two.
+Spec parse_spec_whole(std::string_view json);
 
 }  // namespace oci

@@ -1,0 +1,319 @@
+#include "json_scan.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace oci {
+
+namespace {
+
+// The grammar below is RFC 8259 as nlohmann 3.11 implements it: no comments, an optional UTF-8
+// BOM at the very start, strict UTF-8 in strings, paired \u surrogates, and numbers that must be
+// finite as doubles (it refuses 1e999 with "number overflow"). Where this scanner is stricter
+// than nlohmann it only costs the caller the slow path; it must never be laxer.
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : t_(text), n_(text.size()) {}
+
+  size_t pos() const { return i_; }
+  bool at_end() const { return i_ >= n_; }
+  char peek() const { return i_ < n_ ? t_[i_] : '\0'; }
+  void advance() { ++i_; }
+
+  void skip_ws() {
+    while (i_ < n_ && is_ws(t_[i_])) ++i_;
+  }
+
+  bool skip_bom() {
+    if (n_ > 0 && static_cast<unsigned char>(t_[0]) == 0xEF) {
+      if (n_ < 3 || static_cast<unsigned char>(t_[1]) != 0xBB || static_cast<unsigned char>(t_[2]) != 0xBF) return false;
+      i_ = 3;
+    }
+    return true;
+  }
+
+  // At '"': past the closing quote. `escaped` says whether the string held a backslash.
+  bool string(bool& escaped) {
+    escaped = false;
+    ++i_;
+    while (i_ < n_) {
+      const unsigned char c = static_cast<unsigned char>(t_[i_]);
+      if (c == '"') {
+        ++i_;
+        return true;
+      }
+      if (c == '\\') {
+        escaped = true;
+        if (!escape()) return false;
+        continue;
+      }
+      if (c < 0x20) return false;
+      if (c < 0x80) {
+        ++i_;
+        continue;
+      }
+      if (!utf8_sequence()) return false;
+    }
+    return false;
+  }
+
+  // At the first character of a literal or number.
+  bool literal(std::string_view word) {
+    if (t_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+
+  bool number() {
+    const size_t start = i_;
+    bool plain_integer = true;
+    if (peek() == '-') ++i_;
+    if (peek() == '0') {
+      ++i_;
+    } else if (peek() >= '1' && peek() <= '9') {
+      while (is_digit(peek())) ++i_;
+    } else {
+      return false;
+    }
+    if (peek() == '.') {
+      plain_integer = false;
+      ++i_;
+      if (!is_digit(peek())) return false;
+      while (is_digit(peek())) ++i_;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      plain_integer = false;
+      ++i_;
+      if (peek() == '+' || peek() == '-') ++i_;
+      if (!is_digit(peek())) return false;
+      while (is_digit(peek())) ++i_;
+    }
+    // An integer of up to 300 digits is finite as a double whatever nlohmann stores it as; any
+    // other number gets the same strtod nlohmann uses, and an infinite one is refused as there.
+    if (plain_integer && i_ - start <= 300) return true;
+    const std::string digits(t_.substr(start, i_ - start));
+    return std::isfinite(std::strtod(digits.c_str(), nullptr));
+  }
+
+ private:
+  bool escape() {  // at '\\'
+    if (i_ + 1 >= n_) return false;
+    const char e = t_[i_ + 1];
+    if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+      i_ += 2;
+      return true;
+    }
+    if (e != 'u') return false;
+    const int first = code_unit(i_ + 2);
+    if (first < 0) return false;
+    i_ += 6;
+    if (first >= 0xDC00 && first <= 0xDFFF) return false;  // a low surrogate without its high one
+    if (first < 0xD800 || first > 0xDBFF) return true;
+    if (i_ + 1 >= n_ || t_[i_] != '\\' || t_[i_ + 1] != 'u') return false;
+    const int second = code_unit(i_ + 2);
+    if (second < 0xDC00 || second > 0xDFFF) return false;
+    i_ += 6;
+    return true;
+  }
+
+  int code_unit(size_t at) const {
+    if (at + 4 > n_) return -1;
+    int v = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      const int h = hex_value(t_[at + k]);
+      if (h < 0) return -1;
+      v = v * 16 + h;
+    }
+    return v;
+  }
+
+  // RFC 3629's table, as nlohmann checks it: no overlong forms, no surrogates, nothing above U+10FFFF.
+  bool utf8_sequence() {
+    auto byte = [&](size_t k) { return i_ + k < n_ ? static_cast<unsigned char>(t_[i_ + k]) : 0; };
+    auto in = [](unsigned char c, unsigned lo, unsigned hi) { return c >= lo && c <= hi; };
+    const unsigned char c = byte(0);
+    size_t len = 0;
+    if (in(c, 0xC2, 0xDF)) {
+      len = in(byte(1), 0x80, 0xBF) ? 2 : 0;
+    } else if (c == 0xE0) {
+      len = in(byte(1), 0xA0, 0xBF) && in(byte(2), 0x80, 0xBF) ? 3 : 0;
+    } else if (in(c, 0xE1, 0xEC) || in(c, 0xEE, 0xEF)) {
+      len = in(byte(1), 0x80, 0xBF) && in(byte(2), 0x80, 0xBF) ? 3 : 0;
+    } else if (c == 0xED) {
+      len = in(byte(1), 0x80, 0x9F) && in(byte(2), 0x80, 0xBF) ? 3 : 0;
+    } else if (c == 0xF0) {
+      len = in(byte(1), 0x90, 0xBF) && in(byte(2), 0x80, 0xBF) && in(byte(3), 0x80, 0xBF) ? 4 : 0;
+    } else if (in(c, 0xF1, 0xF3)) {
+      len = in(byte(1), 0x80, 0xBF) && in(byte(2), 0x80, 0xBF) && in(byte(3), 0x80, 0xBF) ? 4 : 0;
+    } else if (c == 0xF4) {
+      len = in(byte(1), 0x80, 0x8F) && in(byte(2), 0x80, 0xBF) && in(byte(3), 0x80, 0xBF) ? 4 : 0;
+    }
+    if (len == 0) return false;
+    i_ += len;
+    return true;
+  }
+
+  std::string_view t_;
+  size_t n_;
+  size_t i_ = 0;
+};
+
+// One open object or array.
+struct Frame {
+  bool object;
+  bool tracked;         // an object on a wanted path: its keys are compared (its key is in `prefix`)
+  size_t start;         // offset of its '{' or '['
+  uint64_t record = 0;  // wanted paths whose value this container is
+};
+
+}  // namespace
+
+std::optional<LocatedMembers> locate_members(std::string_view text, const std::vector<MemberPath>& wanted) {
+  if (wanted.size() > 64) return std::nullopt;  // the record masks are 64 bits; no caller comes near
+  LocatedMembers out;
+  out.values.assign(wanted.size(), std::nullopt);
+  Scanner s(text);
+  if (!s.skip_bom()) return std::nullopt;
+  s.skip_ws();
+  if (s.peek() != '{') return std::nullopt;
+
+  std::vector<Frame> stack;
+  std::vector<std::string_view> prefix;  // keys of the tracked objects, from the top
+  uint64_t pending_record = 0;           // for the value about to start: wanted paths it is
+  bool pending_tracked = false;          // ... and whether, as an object, it is on a wanted path
+  std::string_view pending_key;
+
+  auto record = [&](uint64_t mask, size_t begin, size_t end) {
+    for (size_t k = 0; mask; ++k, mask >>= 1)
+      if (mask & 1) out.values[k] = text.substr(begin, end - begin);
+  };
+  // At a key of a tracked object: a later duplicate replaces the earlier value and everything
+  // below it, as in nlohmann's document; then say what the value will be.
+  auto on_key = [&](std::string_view key) {
+    const size_t depth = prefix.size();
+    pending_record = 0;
+    pending_tracked = false;
+    pending_key = key;
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const MemberPath& w = wanted[k];
+      if (w.size() <= depth || w[depth] != key) continue;
+      bool on_path = true;
+      for (size_t d = 0; d < depth && on_path; ++d) on_path = w[d] == prefix[d];
+      if (!on_path) continue;
+      out.values[k].reset();
+      if (w.size() == depth + 1) pending_record |= uint64_t{1} << k;
+      else pending_tracked = true;
+    }
+  };
+
+  enum class Want { value, value_or_close, key_or_close, key, comma_or_close, end };
+  Want want = Want::value;
+  bool root = true;
+  while (true) {
+    s.skip_ws();
+    switch (want) {
+      case Want::value:
+      case Want::value_or_close: {
+        const char c = s.peek();
+        if (want == Want::value_or_close && c == ']') goto close;
+        const size_t start = s.pos();
+        const uint64_t rec = pending_record;
+        const bool tracked = pending_tracked;
+        pending_record = 0;
+        pending_tracked = false;
+        if (c == '{' || c == '[') {
+          stack.push_back({c == '{', c == '{' && (tracked || root), start, rec});
+          if (c == '{' && tracked) prefix.push_back(pending_key);
+          root = false;
+          s.advance();
+          want = c == '{' ? Want::key_or_close : Want::value_or_close;
+          continue;
+        }
+        bool ok = false;
+        if (c == '"') {
+          bool escaped;
+          ok = s.string(escaped);
+        } else if (c == 't') {
+          ok = s.literal("true");
+        } else if (c == 'f') {
+          ok = s.literal("false");
+        } else if (c == 'n') {
+          ok = s.literal("null");
+        } else if (c == '-' || is_digit(c)) {
+          ok = s.number();
+        }
+        if (!ok) return std::nullopt;
+        record(rec, start, s.pos());
+        want = Want::comma_or_close;
+        continue;
+      }
+      case Want::key_or_close:
+      case Want::key: {
+        if (want == Want::key_or_close && s.peek() == '}') {
+          if (stack.size() == 1) out.root_empty = true;
+          goto close;
+        }
+        if (s.peek() != '"') return std::nullopt;
+        const size_t start = s.pos();
+        bool escaped;
+        if (!s.string(escaped)) return std::nullopt;
+        if (stack.back().tracked) {
+          // nlohmann compares keys unescaped; an escaped key on a path we follow is left to it
+          if (escaped) return std::nullopt;
+          on_key(text.substr(start + 1, s.pos() - start - 2));
+        } else {
+          pending_record = 0;
+          pending_tracked = false;
+        }
+        s.skip_ws();
+        if (s.peek() != ':') return std::nullopt;
+        s.advance();
+        want = Want::value;
+        continue;
+      }
+      case Want::comma_or_close: {
+        if (stack.empty()) {
+          want = Want::end;
+          continue;
+        }
+        const char c = s.peek();
+        if (c == ',') {
+          s.advance();
+          want = stack.back().object ? Want::key : Want::value;
+          continue;
+        }
+        if (c == (stack.back().object ? '}' : ']')) goto close;
+        return std::nullopt;
+      }
+      case Want::end:
+        if (!s.at_end()) return std::nullopt;
+        return out;
+    }
+  close:
+    // at the '}' or ']' that closes stack.back()
+    {
+      const Frame f = stack.back();
+      stack.pop_back();
+      if (f.object && f.tracked && !prefix.empty() && !stack.empty()) prefix.pop_back();
+      if (stack.empty()) out.root_close = s.pos();
+      s.advance();
+      record(f.record, f.start, s.pos());
+      want = Want::comma_or_close;
+    }
+  }
+}
+
+}  // namespace oci
