@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "json_scan.h"
 #include "runtime/json_object.h"
 
 namespace gnh {
@@ -33,23 +34,57 @@ oci::HookEntry shim_hook_entry(const std::string& hook_path) {
   return e;
 }
 
-Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours) {
-  auto spec = parse_json_object<nlohmann::ordered_json>(config_json, "config.json");
-  auto& hooks = spec["hooks"];
+namespace {
+
+// Appends `ours` to hooks.prestart unless it is there; false when it was. `hooks` may be null
+// (absent). The refusals name the field, whichever way the document was read.
+bool add_to_hooks(nlohmann::ordered_json& hooks, const oci::HookEntry& ours) {
   if (hooks.is_null()) hooks = nlohmann::ordered_json::object();
   if (!hooks.is_object()) fail("config.json: hooks is not an object");
   auto& prestart = hooks["prestart"];
   if (prestart.is_null()) prestart = nlohmann::ordered_json::array();
   if (!prestart.is_array()) fail("config.json: hooks.prestart is not an array");
   for (const auto& entry : prestart)
-    if (is_ours(entry, ours.path)) return {false, std::string(config_json)};
-
+    if (is_ours(entry, ours.path)) return false;
   nlohmann::ordered_json entry = {{"path", ours.path}, {"args", ours.args}};
   if (!ours.env.empty()) entry["env"] = ours.env;
   if (ours.timeout) entry["timeout"] = *ours.timeout;
   prestart.push_back(std::move(entry));
-  // Compact, as runtimes and engines write it; the runtime reads it once.
+  return true;
+}
+
+// The whole document, parsed and written back (compact, as runtimes write it): for what the
+// scanner declines, so that errors read as nlohmann words them.
+Registration add_by_whole_document(std::string_view config_json, const oci::HookEntry& ours) {
+  auto spec = parse_json_object<nlohmann::ordered_json>(config_json, "config.json");
+  if (!add_to_hooks(spec["hooks"], ours)) return {false, std::string(config_json)};
   return {true, spec.dump()};
+}
+
+}  // namespace
+
+Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours) {
+  // Only `hooks` is parsed and rewritten; every other byte is the engine's, untouched. A Docker
+  // config.json is ~9 KB, its hooks object a few hundred bytes (docs/BENCHMARKS.md).
+  std::optional<oci::LocatedMembers> found = oci::locate_members(config_json, {{"hooks"}});
+  if (!found) return add_by_whole_document(config_json, ours);
+  const std::optional<std::string_view>& at = found->values[0];
+  nlohmann::ordered_json hooks = at ? nlohmann::ordered_json::parse(at->begin(), at->end()) : nlohmann::ordered_json();
+  if (!add_to_hooks(hooks, ours)) return {false, std::string(config_json)};
+  const std::string text = hooks.dump();
+  std::string out;
+  out.reserve(config_json.size() + text.size() + 16);
+  if (at) {
+    // the last "hooks" when there are several: the one nlohmann and Go's encoding/json (runc) keep
+    const size_t begin = static_cast<size_t>(at->data() - config_json.data());
+    out.append(config_json.substr(0, begin)).append(text).append(config_json.substr(begin + at->size()));
+  } else {
+    out.append(config_json.substr(0, found->root_close))
+        .append(found->root_empty ? "\"hooks\":" : ",\"hooks\":")
+        .append(text)
+        .append(config_json.substr(found->root_close));
+  }
+  return {true, std::move(out)};
 }
 
 }  // namespace gnh

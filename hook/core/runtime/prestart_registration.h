@@ -1,7 +1,8 @@
 // Adding our prestart hook to a bundle's config.json, as the runtime shim does on `create`. Pure:
-// config.json text in, config.json text out. Every other field, and the order of keys and of the
-// hooks already there, survives (nlohmann::ordered_json round trip): NVIDIA's hook, when present,
-// stays first, so ours runs after its spec edits.
+// config.json text in, config.json text out. Only the `hooks` member is rewritten (every other
+// byte stays as the engine wrote it), and in it the order of keys and of the hooks already there
+// survives (nlohmann::ordered_json): NVIDIA's hook, when present, stays first, so ours runs after
+// its spec edits.
 #pragma once
 
 #include <string>

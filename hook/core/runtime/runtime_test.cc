@@ -1,6 +1,9 @@
 // The runtime shim's pure parts: runc's argv, the config.json edit, update's merge rule, runc's
 // state.json.
 #include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -83,6 +86,56 @@ TEST_CASE("config.json: no hooks yet, and broken specs refused") {
   CHECK_THROWS_AS(add_prestart_hook("[]", shim_hook_entry("/h")), Error);
   CHECK_THROWS_AS(add_prestart_hook(R"({"hooks":[]})", shim_hook_entry("/h")), Error);
   CHECK_THROWS_AS(add_prestart_hook(R"({"hooks":{"prestart":{}}})", shim_hook_entry("/h")), Error);
+}
+
+namespace {
+
+std::string docker_config() {
+  std::ifstream f(std::string(GNH_SOURCE_DIR) + "/tests/fixtures/docker-20.10/config.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+// The shim rewrites only `hooks`: every byte the engine wrote outside it is still there, and the
+// document reads as the whole-document edit would (ordered: key order included).
+TEST_CASE("config.json from Docker: only hooks is rewritten, the rest is byte for byte the engine's") {
+  const std::string in = docker_config();
+  REQUIRE(in.size() == 9192);
+  const size_t at = in.find(R"("hooks":{})");
+  REQUIRE(at != std::string::npos);
+  auto r = add_prestart_hook(in, shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  REQUIRE(r.added);
+  const std::string hooks = R"("hooks":{"prestart":[{"path":"/usr/bin/gpu-numa-hook","args":["gpu-numa-hook","prestart"],)"
+                            R"("env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"timeout":60}]})";
+  CHECK(r.text == in.substr(0, at) + hooks + in.substr(at + 10));
+  auto expected = nlohmann::ordered_json::parse(in);
+  expected["hooks"]["prestart"] = nlohmann::ordered_json::parse(
+      R"([{"path":"/usr/bin/gpu-numa-hook","args":["gpu-numa-hook","prestart"],"env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"timeout":60}])");
+  CHECK(nlohmann::ordered_json::parse(r.text) == expected);
+  auto again = add_prestart_hook(r.text, shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  CHECK(!again.added);
+  CHECK(again.text == r.text);
+}
+
+TEST_CASE("config.json: hooks added where there were none, in any layout the engine wrote") {
+  const std::string entry = R"({"path":"/h","args":["gpu-numa-hook","prestart"],"env":["PATH=/usr/sbin:/usr/bin:/sbin:/bin"],"timeout":60})";
+  CHECK(add_prestart_hook("{}", shim_hook_entry("/h")).text == R"({"hooks":{"prestart":[)" + entry + "]}}");
+  CHECK(add_prestart_hook(" {\n} \n", shim_hook_entry("/h")).text == R"( {
+"hooks":{"prestart":[)" + entry + "]}} \n");
+  CHECK(add_prestart_hook("{\n  \"a\": 1\n}\n", shim_hook_entry("/h")).text ==
+        "{\n  \"a\": 1\n,\"hooks\":{\"prestart\":[" + entry + "]}}\n");
+  CHECK(add_prestart_hook(R"({"hooks":null,"z":[1]})", shim_hook_entry("/h")).text ==
+        R"({"hooks":{"prestart":[)" + entry + R"(]},"z":[1]})");
+  // two "hooks": the last is the one runc (Go's encoding/json) and nlohmann keep, so it gets ours
+  auto dup = add_prestart_hook(R"({"hooks":{"prestart":[]},"hooks":{"poststop":[]}})", shim_hook_entry("/h"));
+  CHECK(dup.text == R"({"hooks":{"prestart":[]},"hooks":{"poststop":[],"prestart":[)" + entry + "]}}");
+  CHECK(nlohmann::json::parse(dup.text)["hooks"]["prestart"].size() == 1);
+  // what the scanner leaves to nlohmann still works: an escaped key elsewhere, a BOM
+  auto escaped = add_prestart_hook(R"({"hook\u0073":{"prestart":[{"path":"/x"}]}})", shim_hook_entry("/h"));
+  CHECK(nlohmann::json::parse(escaped.text)["hooks"]["prestart"].size() == 2);
 }
 
 TEST_CASE("update: a GPU node the container has is kept, others follow the request") {
