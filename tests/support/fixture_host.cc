@@ -132,9 +132,9 @@ void Host::add_process(int pid, const std::string& cgroup_path) {
   write("/proc/" + std::to_string(pid) + "/cgroup", text);
 }
 
-std::string Host::add_bundle(const std::string& id, const nlohmann::json& config) {
+std::string Host::add_bundle(const std::string& id, const nlohmann::json& config, int indent) {
   std::string path = "/run/bundles/" + id;
-  write(path + "/config.json", config.dump(2));
+  write(path + "/config.json", config.dump(indent));
   return path;
 }
 

@@ -44,7 +44,8 @@ class Host {
   void make_cgroup(const std::string& path, const std::string& mems);
   std::string mems(const std::string& path) const;  // cpuset.mems, trimmed
   void add_process(int pid, const std::string& cgroup_path);
-  std::string add_bundle(const std::string& id, const nlohmann::json& config);  // returns host path
+  // returns host path; indent -1: compact, as engines write it
+  std::string add_bundle(const std::string& id, const nlohmann::json& config, int indent = 2);
   void write_config(const std::string& toml);
   std::string log() const;
 
