@@ -244,6 +244,27 @@ double median(std::vector<double> xs) {
   return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
 
+// How far the ratio of medians could move by chance: a 95% percentile bootstrap over rounds (both
+// variants resampled by the same rounds, as they ran). A 5% target in the runtimes' spread of
+// +-25% needs about 1,000 rounds before this interval is narrower than the target's margin.
+std::pair<double, double> ratio_interval(const std::vector<double>& v, const std::vector<double>& b, unsigned seed) {
+  const size_t n = std::min(v.size(), b.size());
+  if (n == 0) return {NAN, NAN};
+  std::mt19937 rng(seed ^ 0x9e3779b9u);
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::vector<double> ratios, rv(n), rb(n);
+  for (int k = 0; k < 1000; ++k) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t r = pick(rng);
+      rv[i] = v[r];
+      rb[i] = b[r];
+    }
+    ratios.push_back(median(rv) / median(rb));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return {ratios[25], ratios[974]};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,8 +364,8 @@ int main(int argc, char** argv) {
   }
   int failed_targets = 0;
   if (!targets.empty()) {
-    std::printf("\n| target | measured | median ratio | p99 ratio | paired ratio | limit | met |\n");
-    std::printf("|---|---|---:|---:|---:|---:|---|\n");
+    std::printf("\n| target | measured | median ratio | 95%% CI | p99 ratio | paired ratio | limit | met |\n");
+    std::printf("|---|---|---:|---:|---:|---:|---:|---|\n");
     for (const auto& t : targets) {
       const Variant& v = *find(t.name);
       bool met = false;
@@ -356,17 +377,18 @@ int main(int argc, char** argv) {
         std::vector<double> paired;
         for (size_t i = 0; i < v.ms.size() && i < b.ms.size(); ++i) paired.push_back(v.ms[i] / b.ms[i]);
         met = r <= t.limit;
-        std::printf("| %s | %s / %s | %.2fx | %.2fx | %.2fx | <= %.2fx | %s |\n", t.text.c_str(), t.name.c_str(),
-                    t.baseline.c_str(), r, r99, median(paired), t.limit, met ? "yes" : "**no**");
+        auto [lo, hi] = ratio_interval(v.ms, b.ms, seed);
+        std::printf("| %s | %s / %s | %.3fx | %.3f-%.3f | %.2fx | %.3fx | <= %.2fx | %s |\n", t.text.c_str(),
+                    t.name.c_str(), t.baseline.c_str(), r, lo, hi, r99, median(paired), t.limit, met ? "yes" : "**no**");
       } else if (t.kind == "rss") {
         long rss = v.rss_kib.empty() ? 0 : *std::max_element(v.rss_kib.begin(), v.rss_kib.end());
         met = rss <= t.limit;
-        std::printf("| %s | %s peak RSS %ld KiB | | | | <= %.0f KiB | %s |\n", t.text.c_str(), t.name.c_str(), rss,
+        std::printf("| %s | %s peak RSS %ld KiB | | | | | <= %.0f KiB | %s |\n", t.text.c_str(), t.name.c_str(), rss,
                     t.limit, met ? "yes" : "**no**");
       } else {
         double m = median(v.ms);
         met = m <= t.limit;
-        std::printf("| %s | %s median %.1f ms | | | | <= %.0f ms | %s |\n", t.text.c_str(), t.name.c_str(), m, t.limit,
+        std::printf("| %s | %s median %.1f ms | | | | | <= %.0f ms | %s |\n", t.text.c_str(), t.name.c_str(), m, t.limit,
                     met ? "yes" : "**no**");
       }
       if (!met) ++failed_targets;
