@@ -52,7 +52,7 @@ for t in cmake jq; do command -v "$t" >/dev/null || die "$t is missing"; done
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
 fi
-cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook >&2
+cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook exec_wrapper >&2
 HOOK=${HOOK:-$BUILD/gpu-numa-hook}   # HOOK=/path/to/gpu-numa-hook measures another build of it
 BENCH=$BUILD/bench/hook_bench
 MKFX=$BUILD/bench/make_fixture
@@ -71,6 +71,7 @@ install -m 0755 "$HOOK" "$WORK/bin/gpu-numa-hook"
 HOOK=$WORK/bin/gpu-numa-hook
 # the runtime shim, installed the same way (its rows: runc only, below)
 install -m 0755 "$BUILD/gpu-numa-runtime" "$WORK/bin/gpu-numa-runtime"
+install -m 0755 "$BUILD/bench/exec_wrapper" "$WORK/bin/exec_wrapper"   # the floor of any shim (its rows)
 SHIM=$WORK/bin/gpu-numa-runtime
 COMPARE_IN=${COMPARE:-}
 COMPARE=""
@@ -290,7 +291,7 @@ if [ "$RT_OK" = 1 ]; then
     # keeps its bundles under /run, a tmpfs, nothing to write back).
     SHIM_TMPFS_SRC=$WORK/shim-tmpfs-src SHIM_TMPFS=$WORK/shim-tmpfs
     mkdir -p "$SHIM_TMPFS_SRC" "$SHIM_TMPFS"
-    for sb in base shim again tbase tshim; do
+    for sb in base shim again tbase tshim wrap; do
         case $sb in t*) b=$SHIM_TMPFS_SRC/$sb ;; *) b=$WORK/shim-$sb ;; esac
         mkdir -p "$b"
         # as Docker hands it over: "hooks": {} (tests/fixtures/docker-20.10)
@@ -339,7 +340,7 @@ if [ "$RT_OK" = 1 ]; then
     # The shim: one untimed `gpu-numa-runtime run` per bundle; it must add exactly one prestart
     # hook (ours), and runc must run it (the hook's log line, check path); a second run on the
     # now-hooked bundle must write nothing (same inode, same bytes).
-    for sb in base shim again tbase tshim; do
+    for sb in base shim again tbase tshim wrap; do
         case $sb in t*) b=$SHIM_TMPFS_SRC/$sb ;; *) b=$WORK/shim-$sb ;; esac
         id=gnhb-shim-$sb-$RUNID
         cp "$b/config.json" "$b/config.json.nohook"
@@ -372,7 +373,8 @@ if [ "$RT_OK" = 1 ]; then
           "runc run via gpu-numa-runtime${T}$WORK/shim-shim${T}shim${T}nohook"
           "gpu-numa-runtime, hook already in bundle${T}$WORK/shim-again${T}shim${T}hooked"
           "runc run + hook, fresh bundle on tmpfs${T}$SHIM_TMPFS/tbase${T}runc${T}hooked"
-          "runc run via gpu-numa-runtime, bundle on tmpfs${T}$SHIM_TMPFS/tshim${T}shim${T}nohook")
+          "runc run via gpu-numa-runtime, bundle on tmpfs${T}$SHIM_TMPFS/tshim${T}shim${T}nohook"
+          "runc run via an exec-only wrapper${T}$WORK/shim-wrap${T}wrapper${T}hooked")
     for row in "${rows[@]}"; do
         IFS=$T read -r name b prog kind <<<"$row"
         sb=$(basename "$b")
@@ -381,13 +383,19 @@ if [ "$RT_OK" = 1 ]; then
         # the pristine copy in place for the first run; RESET: PATH<TAB>CONTENT, one line (jq -c), backslashes escaped
         cp "$src/config.json.$kind" "$src/config.json"
         printf '%s\t%s\n' "$b/config.json" "$(jq -c . "$src/config.json.$kind" | sed 's/\\/\\\\/g')" >"$WORK/reset-shim-$sb.tsv"
-        if [ "$prog" = runc ]; then exe=$(command -v runc); else exe=$SHIM; fi
+        case $prog in
+            runc) exe=$(command -v runc) ;;
+            shim) exe=$SHIM ;;
+            wrapper) exe="$WORK/bin/exec_wrapper${T}$(command -v runc)" ;;
+        esac
         echo "variant-other${T}$name${T}-${T}$WORK/reset-shim-$sb.tsv${T}$exe${T}--root${T}$WORK/state/runc${T}run${T}--bundle${T}$b${T}gnhb-shim-$sb-$RUNID" >>"$SHIM_PLAN"
     done
     {
         echo "cmp${T}runc run via gpu-numa-runtime${T}runc run + hook, fresh bundle${T}1.05${T}the runtime shim adds <= 1.05x to runc run (issue 14; bundle on disk)"
         echo "cmp${T}runc run via gpu-numa-runtime, bundle on tmpfs${T}runc run + hook, fresh bundle on tmpfs${T}1.05${T}the same with the bundle on a tmpfs (containerd's and so Docker's bundles are in /run)"
         echo "cmp${T}gpu-numa-runtime, hook already in bundle${T}runc run + hook, fresh bundle${T}1.05${T}(info) the shim when the hook is there already (reads, writes nothing)"
+        echo "cmp${T}runc run via an exec-only wrapper${T}runc run + hook, fresh bundle${T}1.05${T}(info) the floor of any shim: one more exec (bench/exec_wrapper.c)"
+        echo "cmp${T}runc run via gpu-numa-runtime${T}runc run via an exec-only wrapper${T}1.05${T}(info) the shim's own work, above that floor"
     } >>"$SHIM_PLAN"
 fi
 cat "$OUT/targets.tsv" >>"$PLAN"

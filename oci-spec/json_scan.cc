@@ -17,6 +17,19 @@ namespace {
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The bytes that need a look of their own inside a string: '"', '\\', control characters and
+// everything above ASCII. Strings are most of a config.json; a table lookup per byte keeps the
+// scan a few instructions a byte.
+struct SpecialBytes {
+  bool at[256] = {};
+  constexpr SpecialBytes() {
+    for (int c = 0; c < 0x20; ++c) at[c] = true;
+    for (int c = 0x80; c < 0x100; ++c) at[c] = true;
+    at[static_cast<unsigned char>('"')] = at[static_cast<unsigned char>('\\')] = true;
+  }
+};
+constexpr SpecialBytes kSpecial;
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -50,6 +63,8 @@ class Scanner {
     escaped = false;
     ++i_;
     while (i_ < n_) {
+      while (i_ < n_ && !kSpecial.at[static_cast<unsigned char>(t_[i_])]) ++i_;
+      if (i_ >= n_) break;
       const unsigned char c = static_cast<unsigned char>(t_[i_]);
       if (c == '"') {
         ++i_;
@@ -61,10 +76,6 @@ class Scanner {
         continue;
       }
       if (c < 0x20) return false;
-      if (c < 0x80) {
-        ++i_;
-        continue;
-      }
       if (!utf8_sequence()) return false;
     }
     return false;
