@@ -36,7 +36,7 @@ struct Spec {
 };
 
 // Checks the whole text but parses only the members above (json_scan.h): the same Spec, or the
-// same ParseError, as parse_spec_whole, ~10x faster on a Docker config.json.
+// same ParseError, as parse_spec_whole; on a Docker config.json 21 us instead of 87 us here.
 Spec parse_spec(std::string_view json);
 
 // The reference: builds the whole document with nlohmann, then reads the fields. parse_spec falls
