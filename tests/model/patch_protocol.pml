@@ -9,6 +9,8 @@
  *   NO_REREAD        broken: the hook plans from the chain it read before it took the lock
  *   NO_VERIFY        broken: the hook ignores write errors and starts without reading back
  *   LOCK_LEAK        broken: a hook whose write fails keeps the lock (no RAII release)
+ *   NO_RETRY         the protocol before the model's finding: no re-plan after EINVAL or a failed
+ *                    read-back, and the read-back requires the whole written value (fails P7)
  *   STRICT_AVAIL     the real protocol against a stronger availability property it does not meet
  *   STRICT_START     the real protocol against P2 without its exception (why P2 has one)
  *   LIVENESS         adds the LTL claim all_finish (for pan -a, with or without -f)
@@ -47,6 +49,7 @@
 #define E_INVAL 1   /* not within the root's mems, which the kernel keeps equal to the online nodes */
 #define E_BUSY  2   /* a child would no longer be within the new value */
 #define E_ACCES 3   /* not within the parent's mems */
+#define E_IO    4   /* our read-back: the write succeeded but what we needed is not there */
 
 byte mems[NCG];     /* cpuset.mems; 0 = not created yet (every created cgroup has node 0) */
 byte holder;        /* the flock: 0 free, else the holder's _pid + 1 */
@@ -61,6 +64,7 @@ bool quiet[NCG];    /* no hotplug event since the hook's first read (P5) */
 bool gone[NCG];     /* its node went offline since the hook's latest read of its cgroup (P2) */
 bool req_gone[NCG]; /* its node went offline since the hook's first read (STRICT_AVAIL) */
 bool check_quiet;   /* no hotplug event since check --fix began its walk (P6) */
+byte events[NCG];   /* hotplug events since the hook's first read, counted up to 2 (P7) */
 
 #ifdef NO_LOCK
 #define acquire skip
@@ -99,8 +103,17 @@ inline kwrite(cg, v, err) {
 
 /* The kernel. Onlining a node adds it to the root only (v1: children keep their mems); offlining
    removes it from every cpuset. Each event is one atomic step (README: simplifications). */
+#ifdef LIVENESS
+#define count_events skip   /* P7 is a safety property: the liveness runs leave its counters out */
+#else
+#define count_events \
+  events[CA] = (events[CA] < 2 -> events[CA] + 1 : 2); \
+  events[CB] = (events[CB] < 2 -> events[CB] + 1 : 2); \
+  events[CC] = (events[CC] < 2 -> events[CC] + 1 : 2)
+#endif
 inline disturb() {
-  quiet[CA] = false; quiet[CB] = false; quiet[CC] = false; check_quiet = false
+  quiet[CA] = false; quiet[CB] = false; quiet[CC] = false; check_quiet = false;
+  count_events
 }
 inline online(n) {
   mems[ROOT] = mems[ROOT] | n;
@@ -143,6 +156,13 @@ end:
 #else
 #define release_on_error release   /* the LockFile destructor, as the exception unwinds */
 #endif
+#if defined(NO_RETRY) || defined(NO_REREAD)
+#define READ_BACK(cg, v) ((mems[cg] & (v)) != (v))   /* the whole written value must read back */
+#define RETRY(e) false
+#else
+#define READ_BACK(cg, v) ((mems[cg] & req) != req)   /* only the added node (plan adds just req) */
+#define RETRY(e) (((e) == E_INVAL || (e) == E_IO) && tries == 0)   /* worth_replanning(), once */
+#endif
 inline step(cg, v) {
   if
   :: v != 0 ->
@@ -150,10 +170,16 @@ inline step(cg, v) {
 #ifndef NO_VERIFY
     atomic {
       if
-      :: err != E_OK -> release_on_error; goto refuse
-      :: err == E_OK && (mems[cg] & v) != v ->    /* "wrote X but it reads back Y" */
+      :: err == E_OK && READ_BACK(cg, v) ->        /* "wrote X but it reads back Y" */
         printf("%c: reads back <%d> from @%d\n", who, mems[cg], cg);
-        release; goto refuse
+        err = E_IO
+      :: else
+      fi;
+      if
+      :: RETRY(err) ->    /* re-read the chain and plan again, still holding the lock */
+        printf("%c: plans again\n", who);
+        tries = 1; v = 0; err = 0; goto replan
+      :: err != E_OK && !RETRY(err) -> release_on_error; goto refuse
       :: else
       fi;
       v = 0; err = 0
@@ -169,6 +195,7 @@ inline step(cg, v) {
 proctype Container(byte c; byte req) {
   byte eff, s_mems, plan_s, plan_c, err;
   bool online_at_start;
+  bit tries;                /* apply_patch() plans again at most once */
   byte who = 63 + c;        /* 'A', 'B', 'C' in the narration */
 
   /* runc: mkdir the container cgroup and copy the slice's mems into it (cpusetCopyIfNeeded) */
@@ -177,7 +204,7 @@ proctype Container(byte c; byte req) {
   /* evaluate(): the container's mems, read with no lock; decide(): allow if it has the node */
   atomic {
     eff = mems[c];
-    quiet[c] = true; gone[c] = false; req_gone[c] = false;
+    quiet[c] = true; gone[c] = false; req_gone[c] = false; events[c] = 0;
     online_at_start = ((mems[ROOT] & req) != 0);
     printf("%c: hook reads @%d <%d>, needs <%d>\n", who, c, eff, req);
     if
@@ -202,8 +229,10 @@ proctype Container(byte c; byte req) {
     s_mems = 0; eff = 0
   }
   acquire;
+replan:                     /* never reached: RETRY is false here */
 #else
   acquire;
+replan:
   /* read_chain() under the lock, top-down: another start may have healed it meanwhile */
   s_mems = mems[SLICE];
   atomic {
@@ -262,11 +291,16 @@ refuse:
     /* stronger: refused only if its own node was offline at its start or went offline during it */
     assert(!online_at_start || req_gone[c]);
 #endif
+    /* P7: a start whose node was online and stayed online is refused only after two or more
+       hotplug events during its run (one offlining of another GPU's node is absorbed by the re-plan) */
+#ifndef LIVENESS
+    assert(!online_at_start || req_gone[c] || events[c] >= 2);
+#endif
     decided++
   }
 finish:
   atomic {
-    eff = 0; online_at_start = false;
+    eff = 0; online_at_start = false; tries = 0; events[c] = 0;
     quiet[c] = false; gone[c] = true; req_gone[c] = true
   }
 }
