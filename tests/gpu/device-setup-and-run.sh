@@ -34,6 +34,7 @@ fi
 [ -x "$(command -v nvcc)" ] || [ -x /usr/local/cuda/bin/nvcc ] || export CUDA_ALLOC=$D/cuda_alloc.prebuilt
 export CUDA_ALLOC_FALLBACK=$D/cuda_alloc.prebuilt
 export CRUN RUNC=$D/bin/runc BUSYBOX=$D/busybox GNH_GPU_LOG=$OUT/gpu-run.log GNH_GPU_ARTIFACTS=/tmp/gnh-art
+[ -x "$D/gpu-numa-runtime" ] && export GNH_SHIM=$D/gpu-numa-runtime
 rm -rf /tmp/gnh-art
 tests/gpu/run-on-gpu-host.sh "$HOOK"
 rc=$?

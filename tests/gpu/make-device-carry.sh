@@ -17,6 +17,8 @@ for t in patchelf crun runc busybox; do command -v $t >/dev/null || { echo "miss
 rm -rf "$D"
 mkdir -p "$D/lib" "$D/bin" "$D/glibc" "$D/alt"
 cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
+# the runtime shim (static-pie, like the hook), for step h
+[ -x "$B/gpu-numa-runtime" ] && cp "$B/gpu-numa-runtime" "$D/gpu-numa-runtime"
 # The hook is a static PIE by default (GNH_STATIC_HOOK): it needs nothing carried, and patchelf
 # would break it. Only a dynamic build gets the RPATH and the glibc-carrying fallback below.
 STATIC_HOOK=0

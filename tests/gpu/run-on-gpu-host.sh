@@ -22,6 +22,8 @@
 #      lacks>` with missing-node=refuse, and gpu-affinity=refuse with affinity-node = that node:
 #      the start is refused; prints what the user sees and the log's reason.
 #   g. `check --json --prometheus F` (exit 0, no problems) and `wait --timeout 5` (exit 0) on this host.
+#   h. (GNH_SHIM and runc) the runtime shim: `gpu-numa-runtime run` on a GPU bundle with "hooks": {},
+#      as Docker hands it over: exactly one prestart hook added (ours), runc runs it, CUDA works.
 #
 # Needs: root, bash, python3, busybox (a static one), nvidia-smi, nvcc (or CUDA_ALLOC=prebuilt binary),
 # crun and/or runc, ldd or ldconfig, timeout, stat.
@@ -35,6 +37,9 @@
 #   GNH_GPU_LOG       where the full output goes too (default /tmp/gnh-gpu-run-<time>.log)
 #   GNH_GPU_ARTIFACTS a directory: configs, bundles' config.json and hook logs are copied there
 #   GNH_GPU_KEEP=1    keep the temp dir
+#   GNH_SHIM          gpu-numa-runtime to test in step h (its config is /etc/gpu-numa-hook/config.toml:
+#                     a private mount namespace binds a temp dir over it; the host's /etc is not written
+#                     unless that directory is missing, and then only an empty mount point, removed after)
 # Exit status: 0 only when every step passed.
 set -u
 
@@ -607,6 +612,40 @@ if [ "$rc" = 0 ] && [ "$probs" = 0 ]; then pass "g. check --json: exit 0, no cgr
 WOUT=$(timeout 30 "$HOOK" --config /dev/null wait --timeout 5 2>&1); rc=$?
 echo "$WOUT" | indent
 if [ "$rc" = 0 ]; then pass "g. wait --timeout 5: exit 0 (ready)"; else fail "g. wait" "exit $rc: $(echo "$WOUT" | one_line)"; fi
+
+# ================================================================ h. the runtime shim
+if [ -n "${GNH_SHIM:-}" ] && [ -n "$RUNC" ]; then
+    section "h. gpu-numa-runtime (the runtime shim) with runc"
+    set_rt runc
+    write_config shim "[policy]" 'on-error = "refuse"' "" "[runtime]" "next = [\"$RUNC\"]" "hook = \"$HOOK\""
+    ID=$(make_bundle runc shim shim prestart 1 "$CONTAINER_CMD")
+    B=$TMP/bundles/runc-shim
+    python3 - "$B/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["hooks"] = {}   # as Docker writes it: the shim must add ours
+json.dump(c, open(sys.argv[1], "w"), separators=(",", ":"))
+PY
+    mkdir -p "$TMP/etc-gnh" && cp "$TMP/cfg/shim.toml" "$TMP/etc-gnh/config.toml"
+    made_etc=0
+    [ -e /etc/gpu-numa-hook ] || { mkdir /etc/gpu-numa-hook && made_etc=1; }
+    t0=$(date +%s%N)
+    OUT=$(timeout -k 5 180 unshare -m --propagation private -- bash -c '
+        mount --bind "$1" /etc/gpu-numa-hook || exit 97
+        shift; cd / && exec "$@"' shim "$TMP/etc-gnh" "$GNH_SHIM" --root "$TMP/state/runc" run --bundle "$B" "$ID" </dev/null 2>&1)
+    RC=$?
+    WALL_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+    rt_cmd runc delete -f "$ID" >/dev/null 2>&1
+    [ "$made_etc" = 1 ] && rmdir /etc/gpu-numa-hook
+    hooks=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hooks"]; print(json.dumps(h))' "$B/config.json")
+    echo "   config.json hooks after the shim: $hooks"
+    n=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hooks"]; p=h.get("prestart",[]); print(len(p) if len(h)==1 and p and p[0]["path"]==sys.argv[2] and p[0]["args"]==["gpu-numa-hook","prestart"] else -1)' "$B/config.json" "$HOOK")
+    if [ "$n" = 1 ]; then
+        expect_started "h. gpu-numa-runtime run (runc): our prestart hook added once, CUDA OK, action=allow" shim prestart allow 1
+    else
+        fail "h. gpu-numa-runtime run" "the shim left hooks $hooks (runtime exit $RC: $(echo "$OUT" | tail -n 3 | one_line))"
+    fi
+fi
 
 # ================================================================ the hook's logs
 section "hook log files"
