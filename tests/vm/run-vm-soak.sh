@@ -82,6 +82,7 @@ vm_copy_elf "$ROOT" "$(command -v jq)" /usr/bin/jq
 vm_copy_elf "$ROOT" "$HOOK" /bin/gpu-numa-hook
 install -m 755 "$WORK/numa_touch" "$ROOT/bin/numa_touch"
 install -m 755 "$HERE/soak-guest.sh" "$ROOT/init"
+install -m 644 "$HERE/guest-boot.sh" "$ROOT/guest-boot.sh"
 vm_container_rootfs "$ROOT/bundles/rootfs" "$WORK/numa_touch"
 # Two GPUs: the fixture (minor 0, bus 0000:01:00.0) and a second one made from it (minor 1,
 # bus 0000:02:00.0, its own UUID and IRQ), same keys, order and padding.
@@ -114,21 +115,11 @@ echo "run-vm-soak: built initramfs ($(du -h "$INITRD" | cut -f1)) in $(vm_elapse
 t=$(date +%s.%N)
 LOG=$WORK/console.log
 set +e
-timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2,maxcpus=4 \
-	-m 512M,slots=4,maxmem=2G \
-	-object memory-backend-ram,id=m0,size=512M \
-	-numa node,nodeid=0,cpus=0-1,memdev=m0 \
-	-numa node,nodeid=1,cpus=2 \
-	-numa node,nodeid=2,cpus=3 \
-	-object memory-backend-ram,id=m1,size=384M \
-	-device pc-dimm,id=d1,memdev=m1,node=1 \
-	-object memory-backend-ram,id=m2,size=384M \
-	-device pc-dimm,id=d2,memdev=m2,node=2 \
-	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
-	-display none -nodefaults -no-reboot -serial "file:$LOG" \
-	</dev/null >"$WORK/qemu.out" 2>&1
+# nodes 1 and 2: CPU-less at boot (their CPU slots are never plugged), memory in a pc-dimm each
+vm_run_qemu "$VM_TIMEOUT" "$KERNEL" "$INITRD" "$LOG" "$WORK/qemu.out" 2,maxcpus=4 \
+	-numa node,nodeid=1,cpus=2 -numa node,nodeid=2,cpus=3 \
+	-object memory-backend-ram,id=m1,size=384M -device pc-dimm,id=d1,memdev=m1,node=1 \
+	-object memory-backend-ram,id=m2,size=384M -device pc-dimm,id=d2,memdev=m2,node=2
 QRC=$?
 set -e
 VM_TIME=$(vm_elapsed "$t")

@@ -51,6 +51,7 @@ if [ $HOOK_PRESENT = 1 ]; then
 fi
 install -m 755 "$WORK/numa_touch" "$ROOT/bin/numa_touch"
 install -m 755 "$HERE/guest-init.sh" "$ROOT/init"
+install -m 644 "$HERE/guest-boot.sh" "$ROOT/guest-boot.sh"
 cp "$HERE/fixture/information" "$ROOT/fixture/information"
 echo "HOOK_PRESENT=$HOOK_PRESENT" >"$ROOT/etc/vmtest.env"
 
@@ -115,18 +116,9 @@ echo "run-vm-test: built initramfs ($(du -h "$INITRD" | cut -f1)) in $(vm_elapse
 t=$(date +%s.%N)
 LOG=$WORK/console.log
 set +e
-timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2 \
-	-m 512M,slots=4,maxmem=2G \
-	-object memory-backend-ram,id=m0,size=512M \
-	-numa node,nodeid=0,cpus=0-1,memdev=m0 \
-	-numa node,nodeid=1 \
-	-object memory-backend-ram,id=m1,size=256M \
-	-device pc-dimm,id=d1,memdev=m1,node=1 \
-	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
-	-display none -nodefaults -no-reboot -serial "file:$LOG" \
-	</dev/null >"$WORK/qemu.out" 2>&1
+# node 1: CPU-less, its memory in a pc-dimm (onlined late by the guest)
+vm_run_qemu "$VM_TIMEOUT" "$KERNEL" "$INITRD" "$LOG" "$WORK/qemu.out" 2 \
+	-numa node,nodeid=1 -object memory-backend-ram,id=m1,size=256M -device pc-dimm,id=d1,memdev=m1,node=1
 QRC=$?
 set -e
 VM_TIME=$(vm_elapsed "$t")

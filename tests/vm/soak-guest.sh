@@ -18,17 +18,8 @@
 # Lines the host parses start at column 0: `START ...`, `ASSERT-FAIL: ...`, `SOAK-SUMMARY: ...`,
 # `SOAK-DONE`. Everything else is indented or has another prefix.
 
-/bin/busybox mkdir -p /proc /sys /dev /tmp /run /var/log /usr/bin /usr/sbin /sbin
-/bin/busybox --install -s
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
-[ -e /dev/null ] || mknod -m 666 /dev/null c 1 3
-exec </dev/null >/dev/console 2>&1
+# shellcheck disable=SC1091 # packed next to this file by the run script
+. /guest-boot.sh
 
 # shellcheck disable=SC1091 # written by run-vm-soak.sh
 . /etc/soak.env # SOAK_SEED SOAK_STARTS SOAK_CONCURRENCY SOAK_DEADLINE SOAK_DELAY_MS

@@ -58,3 +58,22 @@ vm_container_rootfs() {
 vm_pack_initramfs() {
 	(cd "$1" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1 >"$2")
 }
+
+# vm_run_qemu TIMEOUT KERNEL INITRD LOG QEMU_OUT SMP [QEMU ARGS...]: boots the test VM under TCG
+# (node 0: CPUs 0-1 and 512M; the caller's arguments add the late memory nodes and their pc-dimms),
+# the guest console into LOG, qemu's own output into QEMU_OUT. Returns qemu's exit status
+# (124 when TIMEOUT seconds ran out).
+vm_run_qemu() {
+	local timeout=$1 kernel=$2 initrd=$3 log=$4 out=$5 smp=$6
+	shift 6
+	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
+		-accel tcg -cpu max -smp "$smp" \
+		-m 512M,slots=4,maxmem=2G \
+		-object memory-backend-ram,id=m0,size=512M \
+		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
+		"$@" \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 rdinit=/init panic=-1 quiet" \
+		-display none -nodefaults -no-reboot -serial "file:$log" \
+		</dev/null >"$out" 2>&1
+}
