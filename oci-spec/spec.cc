@@ -43,7 +43,6 @@ json document_of(const LocatedMembers& found) {
 }
 
 Spec spec_from(const json& j) {
-
   Spec s;
   if (const json* process = opt_object(j, "process", "")) s.env = string_array(*process, "env", "process.");
   if (const json* mounts = opt_array(j, "mounts", "")) {
