@@ -5,24 +5,8 @@
 # the production binaries read their production paths. The host's /etc is never touched.
 # Needs before sourcing: nothing. Sets TMP, RUNID, GPU_BUS; defines pass/fail/skip/finish.
 set -u
-PASSED=0
-FAILED=0
-SKIPPED=0
-START_S=$SECONDS
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
-skip() {
-    if [ "${CI:-}" = "true" ]; then fail "$1" "CI=true and $2"; else
-        echo "SKIP: ***** $1: $2 *****"; SKIPPED=$((SKIPPED + 1)); fi
-}
-finish() {
-    [ "$SKIPPED" -gt 0 ] && echo "SKIP: ***** $SKIPPED case group(s) skipped: not proven on this run *****"
-    echo "took $((SECONDS - START_S)) s"
-    echo "$PASSED passed, $FAILED failed"
-    [ "$FAILED" -eq 0 ]
-    exit $?
-}
-one_line() { tr '\n' ' ' | sed 's/[[:space:]]\+/ /g; s/^ //; s/ $//' | cut -c1-700; }
+# shellcheck source-path=SCRIPTDIR source=../support/tally.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../support/tally.sh"
 need_tools() { # TOOL...: skip (FAIL under CI) the whole suite when one is missing
     local t
     if [ "$(id -u)" != 0 ]; then skip "all cases" "not root"; finish; fi

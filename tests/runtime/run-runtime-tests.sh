@@ -17,30 +17,9 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 HOOK=${1:-$REPO/build/gpu-numa-hook}
 REG=$REPO/config/registration
-START_S=$SECONDS
-
-PASSED=0
-FAILED=0
-SKIPPED=0
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
-# skip NAME REASON: a loud skip; under CI a skip is a failure.
-skip() {
-    if [ "${CI:-}" = "true" ]; then
-        fail "$1" "CI=true and $2"
-    else
-        echo "SKIP: ***** $1: $2 *****"
-        SKIPPED=$((SKIPPED + 1))
-    fi
-}
-finish() {
-    [ "$SKIPPED" -gt 0 ] && echo "SKIP: ***** $SKIPPED case group(s) skipped: not proven on this run *****"
-    echo "runtime tests took $((SECONDS - START_S)) s"
-    echo "$PASSED passed, $FAILED failed"
-    [ "$FAILED" -eq 0 ]
-    exit $?
-}
-one_line() { tr '\n' ' ' | sed 's/[[:space:]]\+/ /g; s/^ //; s/ $//' | cut -c1-600; }
+TALLY_NAME="runtime tests"
+# shellcheck source-path=SCRIPTDIR source=../support/tally.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../support/tally.sh"
 
 # ---------------------------------------------------------------- preconditions
 if [ "$(id -u)" != 0 ]; then

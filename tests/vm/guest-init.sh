@@ -44,19 +44,6 @@ finish() {
 	sleep 5
 }
 
-# has_node LIST N: is node N in a kernel node list such as "0", "0-1", "0,2-3"?
-has_node() {
-	_rest="$1,"
-	while [ -n "$_rest" ]; do
-		_part=${_rest%%,*}
-		_rest=${_rest#*,}
-		[ -z "$_part" ] && continue
-		_lo=${_part%-*}
-		_hi=${_part#*-}
-		[ "$_lo" -le "$2" ] && [ "$2" -le "$_hi" ] && return 0
-	done
-	return 1
-}
 
 CS=/sys/fs/cgroup/cpuset
 mems() { cat "$CS/$1/cpuset.mems" 2>/dev/null || echo "<missing>"; }

@@ -60,19 +60,6 @@ finish() {
 	echo o >/proc/sysrq-trigger
 	sleep 5
 }
-# has_node LIST N: is node N in a kernel node list such as "0", "0-1", "0,2-3"?
-has_node() {
-	local part lo hi rest="$1,"
-	while [ -n "$rest" ]; do
-		part=${rest%%,*}
-		rest=${rest#*,}
-		[ -z "$part" ] && continue
-		lo=${part%-*}
-		hi=${part#*-}
-		((lo <= $2 && $2 <= hi)) && return 0
-	done
-	return 1
-}
 mems() { local m; read -r m <"$CS/$1/cpuset.mems" 2>/dev/null || m="<missing>"; echo "$m"; }
 snapshot() { # one line: root and every slice's cpuset.mems
 	local s out
