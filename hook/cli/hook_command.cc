@@ -130,7 +130,7 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     if (ev.decision.action != Action::patch) return finish(verdict_for_decision(state.id, ev.decision));
 
     PatchOutcome out = apply_patch(CpusetTree(fs, *ev.location), ev.location->path, ev.decision.to_add,
-                                   fs.resolve(config.lock_path), deadline);
+                                   fs.resolve(config.lock_path), deadline, ev.decision.arrives_later);
     if (out.ok) rec.mems_after = out.effective_after.to_display();
     return finish(verdict_for_patch(state.id, ev.decision, out, rec.gpus, ev.location->path, on_error));
   } catch (const Error& e) {

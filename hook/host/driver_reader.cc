@@ -4,7 +4,9 @@
 #include <cerrno>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "gpu/driver_files.h"
+#include "gpu/self_onlining.h"
 
 namespace gnh {
 
@@ -52,7 +54,25 @@ void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverrid
     g.memory_read_error = e.what();
   }
   if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node")) g.affinity_node = parse_sysfs_numa_node(*nn);
+  // Only "offline" means something else on Grace (not initialized yet), so only then is the
+  // PCI device id read: the driver's own test (detect-self-hosted.h), the model as a fallback.
+  if (g.memory_status && *g.memory_status == "offline") {
+    auto id_text = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/device");
+    auto id = id_text ? parse_pci_device_id(*id_text) : std::nullopt;
+    g.self_onlining = id ? is_self_hosted_device_id(*id) : is_self_hosted_model(g.model);
+  }
   apply_overrides(g, overrides);
+}
+
+bool any_self_onlining_offline(const std::vector<Gpu>& gpus) {
+  for (const auto& g : gpus)
+    if (g.self_onlining && g.memory_status && *g.memory_status == "offline") return true;
+  return false;
+}
+
+std::string read_auto_online_blocks(const HostFs& fs) {
+  auto text = fs.read("/sys/devices/system/memory/auto_online_blocks");
+  return text ? std::string(trim(*text)) : std::string();
 }
 
 Inventory read_inventory(const HostFs& fs, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {

@@ -4,6 +4,7 @@
 // GPUs alone, so a GPU the container does not get cannot fail or slow its start.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "base/node_set.h"
@@ -35,6 +36,12 @@ Inventory read_inventory(const HostFs& fs, const std::vector<TopologyOverride>& 
 // read_inventory for check (record) and wait (fail: an unreadable GPU is wait's error), which care
 // only for GPU memory that is a NUMA node: empty when the driver manages GPU memory itself (CDMM).
 Inventory read_numa_inventory(const HostFs& fs, const std::vector<TopologyOverride>& overrides, ReadErrors errors);
+
+// Grace: a GPU whose driver adds its memory at GPU initialization and has not yet (numa_status
+// offline): then auto_online_blocks decides whether it can, and a v2 cgroup may inherit the node.
+bool any_self_onlining_offline(const std::vector<Gpu>& gpus);
+// /sys/devices/system/memory/auto_online_blocks, trimmed ("online_movable"); "" when absent.
+std::string read_auto_online_blocks(const HostFs& fs);
 
 // /proc/driver/nvidia/params' CoherentGPUMemoryMode (unknown when the file or line is absent).
 DriverMemoryMode read_memory_mode(const HostFs& fs);

@@ -16,7 +16,7 @@ std::vector<CgroupMemsSnapshot> read_chain(const CpusetTree& tree, const std::st
 }
 
 PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path, const NodeSet& add,
-                         const std::string& lock_path, const Deadline& deadline) {
+                         const std::string& lock_path, const Deadline& deadline, const NodeSet& arrives_later) {
   PatchOutcome out;
   try {
     LockFile lock(lock_path, deadline);
@@ -37,7 +37,7 @@ PatchOutcome apply_patch(const CpusetTree& tree, const std::string& cgroup_path,
       }
     }
     out.effective_after = tree.read(cgroup_path).effective;
-    if (!add.is_subset_of(out.effective_after))
+    if (!(add - arrives_later).is_subset_of(out.effective_after))
       fail("after patching, " + tree.display(cgroup_path) + " still allows only " + out.effective_after.to_display());
     out.ok = true;
   } catch (const Error& f) {

@@ -32,8 +32,11 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   ev.memory_mode = read_memory_mode(fs);
   if (ev.memory_mode.mode == MemoryMode::driver) {
     ev.decision.action = Action::allow;
-    ev.decision.message = "the driver manages coherent GPU memory itself (CoherentGPUMemoryMode=driver, CDMM): "
-                          "GPU memory is not a NUMA node, so there is no node to require";
+    ev.decision.message = ev.memory_mode.user_numa_off_line.empty() || ev.memory_mode.params_line.find("driver") != std::string::npos
+        ? "the driver manages coherent GPU memory itself (CoherentGPUMemoryMode=driver, CDMM): "
+          "GPU memory is not a NUMA node, so there is no node to require"
+        : "the driver manages coherent GPU memory itself (EnableUserNUMAManagement: 0, CDMM, the default from "
+          "R615): GPU memory is not a NUMA node, so there is no node to require";
     return ev;
   }
 
@@ -84,6 +87,16 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   in.effective = ev.mems.effective;
   in.explicit_mems = explicit_mems;
   in.policy = config.policy;
+  in.cgroup_v2 = loc.version == CgroupVersion::v2;
+  if (any_self_onlining_offline(ev.gpus)) {
+    // Grace before the GPU's first client: read only now, the usual path stays as it was.
+    in.auto_online_blocks = read_auto_online_blocks(fs);
+    if (in.cgroup_v2) {
+      for (const auto& p : cgroup_chain(read_path))
+        if (auto m = tree.read_configured(p); m && !m->empty()) in.chain_explicit_mems.push_back(*m);
+      if (explicit_mems && !explicit_mems->empty()) in.chain_explicit_mems.push_back(*explicit_mems);
+    }
+  }
   ev.decision = decide(in);
   if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
   return ev;

@@ -25,8 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto again = gnh::canonical_pci_address(*bus);
     if (!again || *again != *bus || bus->size() != 12) __builtin_trap();
   }
-  // params: a mode other than unknown only with a CoherentGPUMemoryMode line seen.
+  // params: a mode other than unknown only with a CoherentGPUMemoryMode or EnableUserNUMAManagement: 0 line seen.
   auto mode = gnh::parse_memory_mode(text);
-  if (mode.mode != gnh::MemoryMode::unknown && mode.params_line.empty()) __builtin_trap();
+  if (mode.mode != gnh::MemoryMode::unknown && mode.params_line.empty() && mode.user_numa_off_line.empty())
+    __builtin_trap();
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "decide/decision.h"
 
 #include "gpu/memory_state.h"
+#include "gpu/self_onlining.h"
 
 namespace gnh {
 
@@ -51,8 +52,10 @@ Decision decide(const DecisionInput& in) {
   const std::string where = "cgroup " + in.cgroup + " allows only " + in.effective.to_display();
 
   // 1. GPU memory that is not usable cannot be patched in: the container would fail on first use.
-  const HostMemoryFacts host{in.host_memory_nodes, in.root_mems, in.possible_nodes};
+  const HostMemoryFacts host{in.host_memory_nodes, in.root_mems, in.possible_nodes, in.auto_online_blocks};
   std::string notes;  // why a GPU needs no node, for the log and explain
+  NodeSet comes_later;      // not-initialized GPUs' nodes that will reach the container by themselves (v2)
+  NodeSet not_initialized;  // not-initialized GPUs' nodes
   for (const auto& g : in.gpus) {
     GpuMemoryState state = classify_gpu_memory(g, host);
     if (state == GpuMemoryState::mig)
@@ -101,6 +104,28 @@ Decision decide(const DecisionInput& in) {
                       "); is nvidia-persistenced still onlining it? Wait for it ('gpu-numa-hook wait') "
                       "and start the container again");
         break;
+      case GpuMemoryState::wont_online:
+        refusal.offer(gpu_node + " is " + not_initialized_text() + " (numa_status: " + status + ") and " +
+                      wont_online_text(in.auto_online_blocks));
+        break;
+      case GpuMemoryState::not_initialized: {
+        not_initialized.add(node);
+        if (!in.cgroup_v2) {
+          refusal.offer(gpu_node + " is not online: the GPU is " + not_initialized_text() + ", numa_status: " + status +
+                        "; the driver adds its memory at the GPU's first client, after this container started, and "
+                        "on cgroup v1 a running container never gains a node; " + kPersistenceFix +
+                        " so the memory is online before containers start");
+          break;
+        }
+        bool reaches = true;
+        for (const auto& m : in.chain_explicit_mems) reaches = reaches && m.contains(node);
+        if (!reaches) break;  // a cgroup on the way names its mems without it: step 2 adds it
+        comes_later.add(node);
+        notes += "; " + gpu_node + " is " + not_initialized_text() +
+                 ": the driver adds it at the GPU's first client, and on cgroup v2 the container, which inherits "
+                 "its mems, gets it then";
+        break;
+      }
       case GpuMemoryState::not_in_root:
         refusal.offer(gpu_node + " is online but not in the root cpuset (" + in.root_mems.to_display() +
                       "); the kernel did not add it, so no cgroup can get it; check the host's cpuset setup");
@@ -111,7 +136,7 @@ Decision decide(const DecisionInput& in) {
   }
 
   // 2. Required nodes the container lacks.
-  NodeSet missing_required = d.required - in.effective;
+  NodeSet missing_required = d.required - in.effective - comes_later;
   d.missing |= missing_required;
   if (!missing_required.empty() && !refusal.set) {
     const Gpu* g = gpu_for_memory_node(in.gpus, missing_required);
@@ -174,6 +199,12 @@ Decision decide(const DecisionInput& in) {
     }
   }
 
+  if (!refusal.set) d.arrives_later = d.to_add & not_initialized;
+  if (!d.arrives_later.empty())
+    notes += "; " + node_word(d.arrives_later) + d.arrives_later.to_string() +
+             " not online yet: the GPU is " + not_initialized_text() +
+             "; cgroup v2 takes a possible node in cpuset.mems now, and the container gets it when the driver adds "
+             "the memory at the GPU's first client";
   if (refusal.set) {
     d.action = Action::refuse;
     d.to_add = NodeSet();
@@ -191,7 +222,10 @@ Decision decide(const DecisionInput& in) {
     d.action = Action::allow;
     d.message = d.required.empty() && d.preferred.empty()
                     ? "the container's GPUs have no NUMA node to require"
-                    : "cgroup " + in.cgroup + " already allows " + (d.required | d.preferred).to_string();
+                    : "cgroup " + in.cgroup + " already allows " + ((d.required | d.preferred) - comes_later).to_display();
+    if (!comes_later.empty())
+      d.message = "cgroup " + in.cgroup + " allows " + in.effective.to_display() + " and inherits " +
+                  node_word(comes_later) + comes_later.to_string() + " when the driver adds it";
   }
   if (!refusal.set) d.message += notes;
   return d;

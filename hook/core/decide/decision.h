@@ -24,6 +24,14 @@ struct DecisionInput {
   NodeSet effective;                  // the container's effective mems now
   std::optional<NodeSet> explicit_mems;  // linux.resources.cpu.mems from config.json, when set
   Policy policy;
+  // Grace GPUs not initialized yet (gpu/memory_state.h not_initialized, wont_online): whether the
+  // hierarchy is cgroup v2, where a cgroup can name a node before it is online and one that
+  // inherits gets it when it comes; the non-empty cpuset.mems of each cgroup from below the root
+  // to the container (with the config's explicit mems), which such a node must be in to reach the
+  // container; and auto_online_blocks. Read by the pipeline only when such a GPU is requested.
+  bool cgroup_v2 = false;
+  std::vector<NodeSet> chain_explicit_mems;
+  std::string auto_online_blocks;
 };
 
 struct Decision {
@@ -32,6 +40,8 @@ struct Decision {
   NodeSet preferred;  // nearest nodes of the GPUs (only when gpu-affinity is not ignore)
   NodeSet missing;    // required + preferred nodes the container lacks
   NodeSet to_add;     // what a patch adds (subset of missing)
+  NodeSet arrives_later;  // nodes of to_add not online yet (v2, Grace GPU not initialized): a patch
+                          // writes them into cpuset.mems; they reach the effective mems later
   std::string message;  // one line: the reason and, for refusals and warnings, the fix
 };
 

@@ -13,6 +13,9 @@ struct Gpu {
   std::string bus_id;          // "0000:00:06.0", lower case, as the driver's directory name
   std::string uuid;            // "GPU-f0586c67-..."
   std::string model;
+  // Grace: the driver adds this GPU's memory itself at GPU initialization (gpu/self_onlining.h).
+  // Read only for a GPU whose numa_status says offline, the one state where it changes the meaning.
+  bool self_onlining = false;
   std::string driver_dir;      // its directory in /proc/driver/nvidia/gpus (the bus id as the driver wrote it)
   std::optional<int> memory_node;            // numa_status Node, when the GPU's memory is a node
   std::optional<std::string> memory_status;  // numa_status Status ("online", "offline", ...)

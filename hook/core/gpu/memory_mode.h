@@ -17,6 +17,10 @@ const char* to_string(MemoryMode m);
 struct DriverMemoryMode {
   MemoryMode mode = MemoryMode::unknown;
   std::string params_line;  // the line as the driver wrote it, for topology and logs; "" when absent
+  // "EnableUserNUMAManagement: 0" when the driver says so: the switch CoherentGPUMemoryMode=driver
+  // sets (os-registry.c), and without it the driver makes no GPU memory node (nv-pci.c), whatever
+  // CoherentGPUMemoryMode says: CDMM, the R615 default with the mode unset. "" otherwise.
+  std::string user_numa_off_line;
 };
 
 DriverMemoryMode parse_memory_mode(std::string_view params_text);

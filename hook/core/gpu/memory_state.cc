@@ -2,6 +2,8 @@
 
 #include <cerrno>
 
+#include "gpu/self_onlining.h"
+
 namespace gnh {
 
 const char* to_string(GpuMemoryState s) {
@@ -14,6 +16,8 @@ const char* to_string(GpuMemoryState s) {
     case GpuMemoryState::failed: return "failed";
     case GpuMemoryState::going_offline: return "going_offline";
     case GpuMemoryState::offline: return "offline";
+    case GpuMemoryState::not_initialized: return "not_initialized";
+    case GpuMemoryState::wont_online: return "wont_online";
     case GpuMemoryState::not_in_kernel: return "not_in_kernel";
     case GpuMemoryState::not_in_root: return "not_in_root";
     case GpuMemoryState::usable: return "usable";
@@ -32,6 +36,11 @@ GpuMemoryState classify_gpu_memory(const Gpu& g, const HostMemoryFacts& host) {
   if (!host.possible_nodes.empty() && !host.possible_nodes.contains(node)) return GpuMemoryState::impossible_node;
   if (status == "online_failed" || status == "offline_failed") return GpuMemoryState::failed;
   if (status == "offline_in_progress") return GpuMemoryState::going_offline;
+  // Grace: "offline" is the state before the GPU's initialization, not a slow onlining.
+  if (status == "offline" && g.self_onlining) {
+    bool movable = host.auto_online_blocks.empty() || host.auto_online_blocks == kAutoOnlineNeeded;
+    return movable ? GpuMemoryState::not_initialized : GpuMemoryState::wont_online;
+  }
   if (!g.memory_online()) return GpuMemoryState::offline;  // offline, online_in_progress, "invalid", ...
   if (!host.memory_nodes.contains(node)) return GpuMemoryState::not_in_kernel;
   if (!host.root_mems.contains(node)) return GpuMemoryState::not_in_root;

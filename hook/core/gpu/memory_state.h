@@ -18,6 +18,10 @@ enum class GpuMemoryState {
   failed,           // online_failed / offline_failed: the driver gave up; it will not fix itself
   going_offline,    // offline_in_progress: the memory is being taken away
   offline,          // numa_status is not "online" (offline, online_in_progress, ...): wait for it
+  not_initialized,  // Grace, numa_status offline: the GPU is not initialized yet (persistence mode
+                    // off); the driver adds its memory at the GPU's first client, the container
+  wont_online,      // as not_initialized, but auto_online_blocks is not online_movable: the driver
+                    // will fail to online the memory
   not_in_kernel,    // online for the driver, but its memory blocks are not online in the kernel yet
   not_in_root,      // a kernel memory node the root cpuset lacks: no cgroup can get it
   usable,           // online, in the kernel and in the root cpuset: a container can have it
@@ -30,6 +34,9 @@ struct HostMemoryFacts {
   NodeSet memory_nodes;    // the kernel's online memory nodes (has_memory)
   NodeSet root_mems;       // the root cpuset's mems
   NodeSet possible_nodes;  // every node this kernel can have; empty = unknown
+  // /sys/devices/system/memory/auto_online_blocks, read only when a self-onlining GPU is offline;
+  // "" = not read or absent.
+  std::string auto_online_blocks = {};
 };
 
 GpuMemoryState classify_gpu_memory(const Gpu& gpu, const HostMemoryFacts& host);
@@ -42,7 +49,8 @@ inline bool needs_memory_node(GpuMemoryState s) {
 inline bool is_ready(GpuMemoryState s) { return !needs_memory_node(s) || s == GpuMemoryState::usable; }
 // Waiting alone will not make it ready: an operator has to act.
 inline bool needs_operator(GpuMemoryState s) {
-  return s == GpuMemoryState::impossible_node || s == GpuMemoryState::failed || s == GpuMemoryState::unreadable;
+  return s == GpuMemoryState::impossible_node || s == GpuMemoryState::failed || s == GpuMemoryState::unreadable ||
+         s == GpuMemoryState::wont_online;
 }
 
 }  // namespace gnh

@@ -84,13 +84,17 @@ std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, con
   json j = {{"gpus", gpus},
             {"memory_nodes", memory_nodes.to_string()},
             {"memory_mode", to_string(mode.mode)},
-            {"memory_mode_param", mode.params_line.empty() ? json(nullptr) : json(mode.params_line)}};
+            {"memory_mode_param", mode.params_line.empty() ? json(nullptr) : json(mode.params_line)},
+            {"user_numa_management_param",
+             mode.user_numa_off_line.empty() ? json(nullptr) : json(mode.user_numa_off_line)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 std::string memory_mode_line(const DriverMemoryMode& mode) {
   std::string s = std::string("driver memory mode: ") + to_string(mode.mode);
-  if (!mode.params_line.empty()) s += " (" + mode.params_line + ")";
+  std::string lines = mode.user_numa_off_line;
+  if (!mode.params_line.empty()) lines += (lines.empty() ? "" : ", ") + mode.params_line;
+  if (!lines.empty()) s += " (" + lines + ")";
   if (mode.mode == MemoryMode::driver) s += ": GPU memory is not a NUMA node (CDMM), nothing to guard";
   return s;
 }
