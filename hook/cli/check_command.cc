@@ -32,7 +32,8 @@ HostNodes read_host_nodes(const HostFs& fs, const Config& config) {
     cpus = NodeSet::parse(*text, &why);
     if (!cpus) fail("cannot parse " + fs.resolve("/sys/devices/system/node/has_cpu") + ": " + why);
   }
-  return host_nodes_from(inv, memory, cpus ? &*cpus : nullptr, read_possible_nodes(fs));
+  return host_nodes_from(inv, memory, cpus ? &*cpus : nullptr, read_possible_nodes(fs),
+                         any_self_onlining_offline(inv.gpus) ? read_auto_online_blocks(fs) : std::string());
 }
 
 // Only the reported cgroups: counting tasks everywhere would cost a read per cgroup for nothing.

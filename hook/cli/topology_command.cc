@@ -17,7 +17,8 @@ int run_topology(const GlobalOptions& opts, bool json) {
     Inventory inv = read_inventory(fs, config.overrides);
     NodeSet nodes = read_memory_nodes(fs);
     DriverMemoryMode mode = read_memory_mode(fs);
-    std::string out = json ? topology_json(inv, nodes, mode) + "\n" : topology_text(inv, nodes, mode);
+    std::string auto_online = any_self_onlining_offline(inv.gpus) ? read_auto_online_blocks(fs) : std::string();
+    std::string out = json ? topology_json(inv, nodes, mode, auto_online) + "\n" : topology_text(inv, nodes, mode, auto_online);
     std::fputs(out.c_str(), stdout);
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {

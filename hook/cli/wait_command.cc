@@ -28,7 +28,8 @@ Readiness poll(const HostFs& fs, const Config& config) {
   // Located on every poll: early in boot the cgroup mounts may still be appearing.
   CpusetLocation loc = locate_cpuset_hierarchy(fs);
   CpusetTree tree(fs, loc);
-  return assess_readiness(inv, {read_memory_nodes(fs), tree.root_mems(), read_possible_nodes(fs)});
+  return assess_readiness(inv, {read_memory_nodes(fs), tree.root_mems(), read_possible_nodes(fs),
+                               any_self_onlining_offline(inv.gpus) ? read_auto_online_blocks(fs) : std::string()});
 }
 
 }  // namespace

@@ -1,17 +1,18 @@
 #include "check/findings.h"
 
 #include "cgroup/cpuset_mems.h"
+#include "gpu/self_onlining.h"
 
 namespace gnh {
 
 HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const NodeSet* cpu_nodes,
-                          const NodeSet& possible) {
+                          const NodeSet& possible, const std::string& auto_online_blocks) {
   HostNodes n;
   n.memory = memory;
   n.late = cpu_nodes ? memory - *cpu_nodes : memory;
   // The root's own lack of a node is root_missing's to report (find_problems): classify as if the
   // root had every memory node, so not_in_root never shows here.
-  const HostMemoryFacts host{memory, memory, possible};
+  const HostMemoryFacts host{memory, memory, possible, auto_online_blocks};
   for (const auto& g : inv.gpus) {
     GpuMemoryState s = classify_gpu_memory(g, host);
     if (!needs_memory_node(s)) continue;
@@ -27,6 +28,13 @@ HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const Nod
       case GpuMemoryState::failed: why = status + ": the driver gave up (see dmesg | grep NVRM)"; break;
       case GpuMemoryState::going_offline: why = status + ": its memory is being taken offline"; break;
       case GpuMemoryState::unreadable: why = g.memory_read_error; break;
+      case GpuMemoryState::not_initialized:
+        why = not_initialized_text() + ": the driver adds its memory at the GPU's first client; containers on "
+              "cgroup v2 inherit it then, on cgroup v1 they are refused: " + kPersistenceFix;
+        break;
+      case GpuMemoryState::wont_online:
+        why = not_initialized_text() + " and " + wont_online_text(auto_online_blocks);
+        break;
       default: why = status; break;
     }
     n.gpu_offline.push_back({g.device_path(), g.bus_id, g.memory_node.value_or(-1), status, s, why});

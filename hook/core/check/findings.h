@@ -37,8 +37,9 @@ struct HostNodes {
 
 // cpu_nodes is has_cpu, nullptr when the kernel does not say (then every memory node counts as late);
 // possible is every node the kernel can have (empty: unknown).
+// auto_online_blocks: read when a Grace GPU is not initialized (driver_reader.h), else "".
 HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const NodeSet* cpu_nodes,
-                          const NodeSet& possible = NodeSet());
+                          const NodeSet& possible = NodeSet(), const std::string& auto_online_blocks = "");
 
 struct StaleCgroup {
   std::string path;
@@ -68,7 +69,14 @@ struct CheckFindings {
 
   // Stale cgroups, offline GPU nodes and nodes missing from the root: each makes `check` exit 1.
   // A gap in a deliberately narrowed cgroup alone is reported but is not a problem.
-  size_t problems() const { return stale.size() + gpu_offline.size() + root_missing.size(); }
+  // A Grace GPU not initialized (persistence mode off) is one on v1 only: on v2 a container
+  // inherits its node when the driver adds it.
+  size_t problems() const {
+    size_t offline = 0;
+    for (const auto& g : gpu_offline)
+      offline += !(g.state == GpuMemoryState::not_initialized && version == CgroupVersion::v2);
+    return stale.size() + offline + root_missing.size();
+  }
 };
 
 // v1: a child is compared with what its parent has once the parent is fixed (the kernel adds

@@ -2,11 +2,16 @@
 
 #include <algorithm>
 
+#include "gpu/self_onlining.h"
+
 namespace gnh {
 
 namespace {
-std::string pending_why(const Gpu& g, GpuMemoryState s) {
+std::string pending_why(const Gpu& g, GpuMemoryState s, const HostMemoryFacts& host) {
   switch (s) {
+    case GpuMemoryState::not_initialized:
+      return not_initialized_text() + ": its node comes with the GPU's first client; on cgroup v1 " + kPersistenceFix;
+    case GpuMemoryState::wont_online: return not_initialized_text() + " and " + wont_online_text(host.auto_online_blocks);
     case GpuMemoryState::offline: return "numa_status " + g.memory_status.value_or("unknown");
     case GpuMemoryState::not_in_kernel: return "not in has_memory";
     case GpuMemoryState::not_in_root: return "not in the root cpuset";
@@ -29,22 +34,40 @@ Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host) {
   for (const auto& g : inv.gpus) {
     GpuMemoryState s = classify_gpu_memory(g, host);
     if (!needs_memory_node(s)) continue;  // not a coherent GPU, or its memory disabled: nothing to wait for
+    if (s == GpuMemoryState::not_initialized) {
+      r.not_initialized.push_back({g.device_path(), g.memory_node.value_or(-1), s, pending_why(g, s, host)});
+      continue;
+    }
     ++r.gpu_nodes;
-    if (s != GpuMemoryState::usable) r.pending.push_back({g.device_path(), g.memory_node.value_or(-1), s, pending_why(g, s)});
+    if (s != GpuMemoryState::usable) r.pending.push_back({g.device_path(), g.memory_node.value_or(-1), s, pending_why(g, s, host)});
   }
   return r;
 }
 
-std::string readiness_line(const Readiness& r) {
-  if (r.gpu_nodes == 0) return "no GPU memory NUMA nodes reported by the driver";
+namespace {
+std::string node_list(const std::vector<PendingGpuNode>& nodes) {
+  std::string s;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto& p = nodes[i];
+    s += (i ? ", " : " ") + (p.node >= 0 ? std::to_string(p.node) : std::string("?")) + " (" + p.gpu + ": " + p.why + ")";
+  }
+  return s;
+}
+std::string base_line(const Readiness& r) {
+  if (r.gpu_nodes == 0)
+    return r.not_initialized.empty() ? "no GPU memory NUMA nodes reported by the driver"
+                                     : "no GPU memory NUMA node to wait for";
   std::string s = std::to_string(r.gpu_nodes - r.pending.size()) + " of " + std::to_string(r.gpu_nodes) +
                   " GPU memory nodes ready";
   if (r.pending.empty()) return s;
   s += r.never() ? "; never ready:" : "; waiting for";
-  for (size_t i = 0; i < r.pending.size(); ++i) {
-    const auto& p = r.pending[i];
-    s += (i ? ", " : " ") + (p.node >= 0 ? std::to_string(p.node) : std::string("?")) + " (" + p.gpu + ": " + p.why + ")";
-  }
+  return s + node_list(r.pending);
+}
+}  // namespace
+
+std::string readiness_line(const Readiness& r) {
+  std::string s = base_line(r);
+  if (!r.not_initialized.empty()) s += "; not waited for:" + node_list(r.not_initialized);
   return s;
 }
 

@@ -20,6 +20,10 @@ struct PendingGpuNode {
 struct Readiness {
   size_t gpu_nodes = 0;                 // GPUs whose memory a container needs as a node
   std::vector<PendingGpuNode> pending;  // the ones not usable yet, in inventory order
+  // Grace GPUs not initialized (persistence mode off): their node comes only with the GPU's first
+  // client, a container, so waiting for it before containers start would wait forever. Not waited
+  // for, only reported (gpu/memory_state.h not_initialized).
+  std::vector<PendingGpuNode> not_initialized;
 
   bool ready() const { return pending.empty(); }
   // A pending node that waiting alone will not make ready (gpu/memory_state.h needs_operator).

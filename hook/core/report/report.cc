@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cgroup/cgroup_location.h"
+#include "gpu/self_onlining.h"
 
 namespace gnh {
 
@@ -24,7 +25,8 @@ json gpu_json(const Gpu& g) {
           {"memory_status", opt_str(g.memory_status)},
           {"affinity_node", opt_int(g.affinity_node)},
           {"memory_error", g.memory_read_error.empty() ? json(nullptr) : json(g.memory_read_error)},
-          {"overridden", g.overridden}};
+          {"overridden", g.overridden},
+          {"self_onlining", g.self_onlining}};
 }
 
 std::string node_or_dash(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
@@ -78,7 +80,8 @@ std::string explain_text(const Evaluation& ev) {
   return s;
 }
 
-std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode) {
+std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
+                          const std::string& auto_online_blocks) {
   json gpus = json::array();
   for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
   json j = {{"gpus", gpus},
@@ -86,7 +89,8 @@ std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, con
             {"memory_mode", to_string(mode.mode)},
             {"memory_mode_param", mode.params_line.empty() ? json(nullptr) : json(mode.params_line)},
             {"user_numa_management_param",
-             mode.user_numa_off_line.empty() ? json(nullptr) : json(mode.user_numa_off_line)}};
+             mode.user_numa_off_line.empty() ? json(nullptr) : json(mode.user_numa_off_line)},
+            {"auto_online_blocks", auto_online_blocks.empty() ? json(nullptr) : json(auto_online_blocks)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
@@ -99,7 +103,8 @@ std::string memory_mode_line(const DriverMemoryMode& mode) {
   return s;
 }
 
-std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode) {
+std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
+                          const std::string& auto_online_blocks) {
   std::string s = "host memory nodes: " + memory_nodes.to_display() + "\n";
   s += memory_mode_line(mode) + "\n";
   if (inv.gpus.empty()) return s + "no NVIDIA GPU (no /proc/driver/nvidia/gpus entries)\n";
@@ -111,6 +116,11 @@ std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, con
          pad(g.memory_read_errno ? "unreadable" : g.memory_status.value_or("-"), 20) + pad(node_or_dash(g.affinity_node), 9) + g.uuid +
          (g.overridden ? "  (config override)" : "") + "\n";
     if (g.memory_read_errno) s += "      " + g.memory_read_error + "\n";
+    if (g.self_onlining && g.memory_status && *g.memory_status == "offline") {
+      s += "      " + not_initialized_text() + ": the driver adds its memory at the GPU's first client\n";
+      if (!auto_online_blocks.empty() && auto_online_blocks != kAutoOnlineNeeded)
+        s += "      " + wont_online_text(auto_online_blocks) + "\n";
+    }
   }
   return s;
 }

@@ -17,7 +17,10 @@ std::string explain_text(const Evaluation& ev);
 // "driver memory mode: numa (CoherentGPUMemoryMode: \"numa\")"
 std::string memory_mode_line(const DriverMemoryMode& mode);
 
-std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode);
-std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode);
+// auto_online_blocks: read when a Grace GPU is not initialized yet (driver_reader.h), else "".
+std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
+                          const std::string& auto_online_blocks = "");
+std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
+                          const std::string& auto_online_blocks = "");
 
 }  // namespace gnh
