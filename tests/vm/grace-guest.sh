@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the Grace VM test (run-vm-grace-test.sh packs this file as /init). cgroup v2, node 1 a
 # CPU-less memory node with no memory yet, a GH200-shaped fake driver (Model GH200, PCI id 0x2342,
 # numa_status offline, auto_online_blocks online_movable): the GPU not initialized because
@@ -63,7 +64,7 @@ start() {
 	done
 	echo "  started $1: $(head -n 3 "/tmp/$1.out" | tr '\n' ' ')"
 }
-state() { echo "cpuset.mems='$(cat $CG/system.slice/$1/cpuset.mems 2>&1)' effective=$(cat $CG/system.slice/$1/cpuset.mems.effective 2>&1)"; }
+state() { echo "cpuset.mems='$(cat "$CG/system.slice/$1/cpuset.mems" 2>&1)' effective=$(cat "$CG/system.slice/$1/cpuset.mems.effective" 2>&1)"; }
 
 for c in gr-inherit gr-explicit gr-nohook; do start $c; done
 for c in gr-inherit gr-explicit gr-nohook; do echo "  $c before: $(state $c)"; done
