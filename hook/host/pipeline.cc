@@ -32,11 +32,8 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   ev.memory_mode = read_memory_mode(fs);
   if (ev.memory_mode.mode == MemoryMode::driver) {
     ev.decision.action = Action::allow;
-    ev.decision.message = ev.memory_mode.user_numa_off_line.empty() || ev.memory_mode.params_line.find("driver") != std::string::npos
-        ? "the driver manages coherent GPU memory itself (CoherentGPUMemoryMode=driver, CDMM): "
-          "GPU memory is not a NUMA node, so there is no node to require"
-        : "the driver manages coherent GPU memory itself (EnableUserNUMAManagement: 0, CDMM, the default from "
-          "R615): GPU memory is not a NUMA node, so there is no node to require";
+    ev.decision.message = "the driver manages coherent GPU memory itself (" + cdmm_switch(ev.memory_mode) +
+                          ", CDMM): GPU memory is not a NUMA node, so there is no node to require";
     return ev;
   }
 

@@ -39,4 +39,11 @@ DriverMemoryMode parse_memory_mode(std::string_view text) {
   return out;
 }
 
+std::string cdmm_switch(const DriverMemoryMode& m) {
+  if (m.mode != MemoryMode::driver) return "";
+  if (m.params_line.find("\"driver\"") != std::string::npos || m.user_numa_off_line.empty())
+    return "CoherentGPUMemoryMode=driver";
+  return "EnableUserNUMAManagement: 0, the default from R615";
+}
+
 }  // namespace gnh

@@ -25,4 +25,8 @@ struct DriverMemoryMode {
 
 DriverMemoryMode parse_memory_mode(std::string_view params_text);
 
+// What made the mode "driver", for messages: "CoherentGPUMemoryMode=driver" or
+// "EnableUserNUMAManagement: 0, the default from R615"; "" for other modes.
+std::string cdmm_switch(const DriverMemoryMode& m);
+
 }  // namespace gnh

@@ -31,4 +31,10 @@ TEST_CASE("memory mode: EnableUserNUMAManagement 0 is CDMM whatever CoherentGPUM
   CHECK(on.mode == MemoryMode::unknown);
   CHECK(on.user_numa_off_line == "");
   CHECK(parse_memory_mode("EnableUserNUMAManagement: 10\n").mode == MemoryMode::unknown);
+  CHECK(cdmm_switch(r615) == "EnableUserNUMAManagement: 0, the default from R615");
+  // "driver" sets EnableUserNUMAManagement to 0 itself (os-registry.c): the string is the switch named.
+  CHECK(cdmm_switch(parse_memory_mode("EnableUserNUMAManagement: 0\nCoherentGPUMemoryMode: \"driver\"\n")) ==
+        "CoherentGPUMemoryMode=driver");
+  CHECK(cdmm_switch(parse_memory_mode("CoherentGPUMemoryMode: \"driver\"\n")) == "CoherentGPUMemoryMode=driver");
+  CHECK(cdmm_switch(on) == "");
 }
