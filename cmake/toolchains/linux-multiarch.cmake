@@ -11,7 +11,9 @@ set(CMAKE_LIBRARY_ARCHITECTURE ${GNH_TRIPLET})
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/${GNH_TRIPLET}/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
 # Programs built here and run at build or test time (sandbox_filter_gen, which must emit the
-# seccomp filter for the TARGET arch; doctest's test discovery; ctest) run under qemu-user, with
-# the arch's own libraries from multiarch.
+# seccomp filter for the TARGET arch; doctest's test discovery; ctest) run under qemu-user. They
+# find the arch's dynamic loader and libraries where multiarch put them (/lib/ld-linux-aarch64.so.1,
+# /lib64/ld64.so.2, /usr/lib/<triplet>), so no -L: qemu's -L prefix also re-routes every path
+# the program opens, which made the fixture tests' `check` runs hang under it.
 find_program(GNH_QEMU_PATH ${GNH_QEMU} REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR ${GNH_QEMU_PATH} -L /usr/${GNH_TRIPLET})
+set(CMAKE_CROSSCOMPILING_EMULATOR ${GNH_QEMU_PATH})
