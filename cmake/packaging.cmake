@@ -37,8 +37,25 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "gpu-numa-hook maintainers <dev@gnh.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "OCI hook and runtime shim keeping GPU containers' cpuset.mems in step with GPU NUMA nodes")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_GENERATOR DEB)
+# `cpack` in a build tree makes both: the .deb (Debian, Ubuntu) and the .rpm (RHEL: the AC922's
+# usual OS, and Grace nodes on RHEL). The arch is the build's target, not the build machine's, so
+# one x86_64 machine makes all six from its native and cross build trees (packaging/build-all.sh).
+set(CPACK_GENERATOR DEB RPM)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
+set(_gnh_arch ${CMAKE_SYSTEM_PROCESSOR})
+if(_gnh_arch STREQUAL "x86_64" OR _gnh_arch STREQUAL "AMD64")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+  set(CPACK_RPM_PACKAGE_ARCHITECTURE x86_64)
+elseif(_gnh_arch STREQUAL "aarch64" OR _gnh_arch STREQUAL "arm64")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+  set(CPACK_RPM_PACKAGE_ARCHITECTURE aarch64)
+elseif(_gnh_arch MATCHES "^(ppc64le|powerpc64le)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ppc64el)
+  set(CPACK_RPM_PACKAGE_ARCHITECTURE ppc64le)
+else()
+  message(WARNING "packaging: no Debian/RPM arch name known for ${_gnh_arch}; cpack uses the build machine's")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 # No Depends: both executables are static PIEs (no shared library, not even libc, is loaded), so
 # dpkg-shlibdeps would find nothing and nothing else is run. Recommends name what uses them.
@@ -51,4 +68,20 @@ configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/conffiles ${PROJECT_BINARY
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/postrm ${PROJECT_BINARY_DIR}/debian/postrm COPYONLY)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/debian/conffiles;${PROJECT_BINARY_DIR}/debian/postrm")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+
+# The RPM: the same files. No Requires (AUTOREQPROV off: the executables are static, and rpm's
+# scan would otherwise add what it guesses); %config(noreplace) keeps the operator's config and
+# logrotate file on upgrade, as the conffiles do. rpmbuild's own strip and debuginfo steps use the
+# build machine's binutils, which cannot read a cross build's ELF files: CPACK_STRIP_FILES has
+# stripped them already with the target's strip. No /usr/lib/.build-id links: the .deb has none either.
+set(CPACK_RPM_PACKAGE_GROUP "System Environment/Base")
+set(CPACK_RPM_PACKAGE_AUTOREQPROV OFF)
+set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/gpu-numa-hook/config.toml"
+    "%config(noreplace) /etc/logrotate.d/gpu-numa-hook")
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none")
+# Directories the distribution's filesystem package owns are not claimed by ours.
+set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/systemd /usr/lib/systemd/system
+    /usr/share/man /usr/share/man/man1 /usr/share/man/man5 /usr/share/bash-completion
+    /usr/share/bash-completion/completions /usr/share/containers /usr/share/containers/oci
+    /usr/share/containers/oci/hooks.d /usr/share/doc)
 include(CPack)

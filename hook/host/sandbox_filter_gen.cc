@@ -6,7 +6,9 @@
 // Two programs: the production one and the one for AddressSanitizer test builds (LeakSanitizer's
 // extra rules). Each is written with the pid placeholder of tgkill's rule, and the indices of the
 // instructions that hold it, which sandbox.cc patches with the real pid. The programs are for the
-// architecture this generator runs on, which is the one the hook is built for (no cross builds).
+// architecture this generator runs on, which is the one the hook is built for: a cross build
+// (cmake/toolchains/) builds the generator for the target too and runs it under qemu-user, so
+// libseccomp's native arch is the target's (AUDIT_ARCH_AARCH64, AUDIT_ARCH_PPC64LE).
 #include <linux/filter.h>
 
 #include <cstdio>

@@ -1,0 +1,63 @@
+#!/bin/bash
+# The six packages of packaging/build-all.sh, checked without installing into this machine's /:
+# names and arch fields, the same file list in every package, conffile / %config(noreplace), no
+# dependencies, the ELF machine of each executable, and each .rpm installed into a scratch root
+# with `rpm --root` (its files must land there). The .deb of this machine's arch is installed for
+# real by tests/package/run-package-tests.sh.
+#   tests/package/check-packages.sh DIR
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$SCRIPT_DIR/../support/tally.sh"
+DIR=$(cd "${1:?usage: check-packages.sh DIR}" && pwd)
+TMP=$(mktemp -d /tmp/gnh-pkgcheck.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+for t in dpkg-deb rpm readelf; do command -v $t >/dev/null || { fail "tools" "$t missing (apt-get install dpkg rpm binutils)"; finish; }; done
+
+# ELF e_machine as readelf names it, per package arch
+machine_of() { case $1 in amd64|x86_64) echo "Advanced Micro Devices X86-64" ;; arm64|aarch64) echo "AArch64" ;;
+               ppc64el|ppc64le) echo "PowerPC64" ;; esac; }
+elf_ok() { # FILE ARCH: the right machine, little-endian, and no interpreter (static)
+    local h
+    h=$(readelf -h "$1" 2>&1)
+    echo "$h" | grep -q "Machine: *$(machine_of "$2")$" && echo "$h" | grep -q "little endian" &&
+        ! readelf -l "$1" 2>/dev/null | grep -q "Requesting program interpreter"
+}
+ref=""
+for a in amd64 arm64 ppc64el; do
+    deb=$(ls "$DIR"/gpu-numa-hook_*_"$a".deb 2>/dev/null | head -n1)
+    [ -f "$deb" ] || { fail "deb $a" "no gpu-numa-hook_*_$a.deb in $DIR"; continue; }
+    arch=$(dpkg-deb -f "$deb" Architecture); deps=$(dpkg-deb -f "$deb" Depends)
+    files=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's#^\./#/#' | grep -v '/$' | sort)
+    rm -rf "$TMP/x"; mkdir -p "$TMP/x" "$TMP/c"; dpkg-deb -x "$deb" "$TMP/x"; dpkg-deb -e "$deb" "$TMP/c"
+    [ -z "$ref" ] && ref=$files
+    bad=""
+    [ "$arch" = "$a" ] || bad="$bad Architecture=$arch;"
+    [ -z "$deps" ] || bad="$bad Depends=$deps;"
+    [ "$files" = "$ref" ] || bad="$bad files differ from amd64's: $(diff <(echo "$ref") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
+    grep -qx /etc/gpu-numa-hook/config.toml "$TMP/c/conffiles" || bad="$bad config.toml not a conffile;"
+    for b in gpu-numa-hook gpu-numa-runtime; do elf_ok "$TMP/x/usr/bin/$b" "$a" || bad="$bad usr/bin/$b: $(readelf -h "$TMP/x/usr/bin/$b" 2>&1 | grep Machine | tr -s ' ');"; done
+    [ -z "$bad" ] && pass "$(basename "$deb"): Architecture $arch, no Depends, $(echo "$files" | wc -l) files, conffiles, static $(machine_of "$a") executables" ||
+        fail "$(basename "$deb")" "$bad"
+done
+for a in x86_64 aarch64 ppc64le; do
+    rpmf=$(ls "$DIR"/gpu-numa-hook-*."$a".rpm 2>/dev/null | head -n1)
+    [ -f "$rpmf" ] || { fail "rpm $a" "no gpu-numa-hook-*.$a.rpm in $DIR"; continue; }
+    arch=$(rpm -qp --qf '%{ARCH}' "$rpmf" 2>/dev/null)
+    reqs=$(rpm -qpR "$rpmf" 2>/dev/null | grep -v '^rpmlib(' | tr '\n' ' ')
+    files=$(rpm -qpl "$rpmf" 2>/dev/null | while read -r f; do [ "$(rpm -qp --qf '[%{FILENAMES} %{FILEMODES:perms}\n]' "$rpmf" | awk -v f="$f" '$1 == f {print $2}' | cut -c1)" = d ] || echo "$f"; done | sort)
+    cfg=$(rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpmf" 2>/dev/null | awk '$1 == "/etc/gpu-numa-hook/config.toml" {print $2}')
+    bad=""
+    [ "$arch" = "$a" ] || bad="$bad ARCH=$arch;"
+    [ -z "$reqs" ] || bad="$bad Requires: $reqs;"
+    [ "$files" = "$ref" ] || bad="$bad files differ from the .deb's: $(diff <(echo "$ref") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
+    case $cfg in *c*n*) ;; *) bad="$bad config.toml flags '$cfg' (want %config(noreplace): cn);" ;; esac
+    # installed into a scratch root (its own rpm database): every file lands
+    root=$TMP/root-$a; mkdir -p "$root"
+    out=$(rpm --root "$root" --dbpath /var/lib/rpm --initdb 2>&1 && rpm --root "$root" --dbpath /var/lib/rpm --nodeps --noscripts --ignorearch -i "$rpmf" 2>&1) || bad="$bad rpm --root -i: $(echo "$out" | tail -2 | tr '\n' ' ');"
+    missing=""
+    for f in $files; do [ -e "$root$f" ] || missing="$missing $f"; done
+    [ -z "$missing" ] || bad="$bad not installed:$missing;"
+    for b in gpu-numa-hook gpu-numa-runtime; do elf_ok "$root/usr/bin/$b" "$a" || bad="$bad /usr/bin/$b wrong ELF;"; done
+    [ -z "$bad" ] && pass "$(basename "$rpmf"): ARCH $arch, no Requires, the .deb's $(echo "$files" | wc -l) files, config.toml %config(noreplace), rpm --root install lands every file" ||
+        fail "$(basename "$rpmf")" "$bad"
+done
+finish
