@@ -2,6 +2,7 @@
 // hook (or the runtime shim) in an engine's configuration, as `nvidia-ctk runtime configure` does.
 // The edits are pure (install/config_edit.h); here: read, back up, write atomically, or print the
 // diff; and the one line saying what to restart.
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,9 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "base/exit_code.h"
@@ -36,8 +40,10 @@ void make_parent_dirs(const std::string& path) {
 
 // One file's change: printed as a diff (--dry-run) or made, with a backup of what was there.
 // Returns whether anything changed (or would).
+// `before_has_ours`: the file already holds what install adds (a second install, or install then
+// install --set-default): its backup from the first install is the operator's original and is kept.
 bool apply(const std::string& path, const std::optional<std::string>& before, const std::string& after,
-           bool remove_when_empty, const InstallCommandOptions& o) {
+           bool remove_when_empty, const InstallCommandOptions& o, bool before_has_ours = false) {
   const std::string old_text = before.value_or("");
   const bool remove = remove_when_empty && after.empty();
   if ((remove && !before) || (!remove && before && *before == after)) {
@@ -49,8 +55,10 @@ bool apply(const std::string& path, const std::optional<std::string>& before, co
     std::fputs(d.c_str(), stdout);
     return true;
   }
-  if (before) {
-    write_file_atomically(path + ".gpu-numa-hook.bak", *before, 0600);
+  const std::string backup = path + ".gpu-numa-hook.bak";
+  struct stat bst {};
+  if (before && !(before_has_ours && ::stat(backup.c_str(), &bst) == 0)) {
+    write_file_atomically(backup, *before, 0600);
   }
   if (remove) {
     if (::unlink(path.c_str()) != 0) fail_errno("cannot remove " + path, errno);
@@ -113,6 +121,88 @@ Undo edit_with_exact_undo(const std::string& file, const std::optional<std::stri
   });
 }
 
+// What install displaced, per engine, so that --uninstall puts exactly that back whatever else
+// changed in the files meanwhile: the default runtime it replaced and our [runtime] next before
+// install chained it to NVIDIA's runtime. Beside our config: <config dir>/install-state.json.
+// Written on the first install of an engine only (a second install must not record our own
+// values as "previous"); removed entry by entry on uninstall.
+class InstallState {
+ public:
+  explicit InstallState(const std::string& our_config)
+      : path_(our_config.substr(0, our_config.rfind('/') == std::string::npos ? 0 : our_config.rfind('/') + 1) +
+              "install-state.json") {
+    if (auto text = read_optional(path_)) {
+      try {
+        j_ = nlohmann::json::parse(*text);
+      } catch (const nlohmann::json::exception&) {
+        fail(path_ + ": cannot parse install state, left untouched (remove it to start afresh)");
+      }
+      if (!j_.is_object()) fail(path_ + ": install state is not a JSON object");
+    }
+  }
+  bool has(const std::string& engine) const { return j_.contains(engine) && j_[engine].is_object(); }
+  std::string previous_default(const std::string& engine) const {
+    return has(engine) ? j_[engine].value("previous_default", "") : "";
+  }
+  std::optional<std::vector<std::string>> previous_next(const std::string& engine) const {
+    if (!has(engine) || !j_[engine].contains("previous_next")) return std::nullopt;
+    return j_[engine]["previous_next"].get<std::vector<std::string>>();
+  }
+  void record(const std::string& engine, const std::string& file, const std::string& previous_default,
+              const std::optional<std::vector<std::string>>& previous_next) {
+    nlohmann::json e = {{"file", file}, {"previous_default", previous_default}};
+    if (previous_next) e["previous_next"] = *previous_next;
+    j_[engine] = e;
+  }
+  void forget(const std::string& engine) { j_.erase(engine); }
+  void save(bool dry_run) const {
+    if (dry_run) return;
+    if (j_.empty()) {
+      if (::unlink(path_.c_str()) != 0 && errno != ENOENT) fail_errno("cannot remove " + path_, errno);
+      return;
+    }
+    make_parent_dirs(path_);
+    write_file_atomically(path_, j_.dump(2) + "\n", 0644);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  nlohmann::json j_ = nlohmann::json::object();
+};
+
+// containerd 1.x replaces a plugin's whole table with an imported file's (issue 5837): when a file
+// the main config imports defines the CRI plugin (nvidia-ctk's conf.d/99-nvidia.toml does), an
+// entry in the main file is silently ignored. Refuse then, naming the file and what to add there.
+void refuse_shadowing_imports(const std::string& main_file, const std::string& main_text, long long version,
+                              const std::string& plugin, const InstallOptions& io) {
+  if (version >= 3) return;  // containerd 2.x files: imports are deep-merged
+  const std::string dir = main_file.substr(0, main_file.rfind('/') + 1);
+  for (const std::string& pattern : containerd_imports(main_text, main_file)) {
+    const std::string abs = pattern.empty() || pattern.front() == '/' ? pattern : dir + pattern;
+    glob_t g{};
+    if (::glob(abs.c_str(), 0, nullptr, &g) != 0) {
+      ::globfree(&g);
+      continue;
+    }
+    std::vector<std::string> files(g.gl_pathv, g.gl_pathv + g.gl_pathc);
+    ::globfree(&g);
+    for (const std::string& f : files) {
+      auto text = read_optional(f);
+      if (!text || !containerd_defines_cri(*text, f)) continue;
+      fail(main_file + " imports " + f + ", which defines the CRI plugin table: containerd 1.x would replace the "
+           "main file's CRI table with it and ignore our runtime, so nothing was changed. Add the runtime to " + f +
+           " instead: [plugins.\"" + plugin + "\".containerd.runtimes." + kRuntimeName + "] with runtime_type = "
+           "\"io.containerd.runc.v2\" and options BinaryName = \"" + io.runtime_path + "\" (copy your base runtime's "
+           "options, e.g. SystemdCgroup), then restart containerd");
+    }
+  }
+}
+
+// install chains the shim to NVIDIA's runtime when the engine has one: our [runtime] next becomes
+// [its binary, runc, crun], so pods that relied on NVIDIA's spec edits keep their GPUs.
+std::vector<std::string> chained_next(const std::string& nvidia_binary) { return {nvidia_binary, "runc", "crun"}; }
+
 }  // namespace
 
 int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
@@ -130,18 +220,53 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   try {
     bool changed = false;
     std::string restart;
-    if (rt == "docker") {
+    if (rt == "docker" || rt == "containerd") {
+      const bool docker = rt == "docker";
+      auto edit = [&](std::string_view t, const std::string& f, const InstallOptions& i, EngineRuntimes* seen = nullptr) {
+        return docker ? edit_docker_daemon_json(t, f, i, seen) : edit_containerd_config(t, f, i, seen);
+      };
+      const std::string ours = g.config_path.value_or(kDefaultConfigPath);
+      InstallState state(ours);
       auto before = read_optional(file);
-      Undo u = edit_with_exact_undo(file, before, io, edit_docker_daemon_json);
-      changed = apply(file, before, u.after, u.remove, o);
-      restart = "restart dockerd to apply: systemctl restart docker";
-    } else if (rt == "containerd") {
-      auto before = read_optional(file);
-      Undo u = edit_with_exact_undo(file, before, io, edit_containerd_config);
-      if (o.dry_run && before && *before != u.after && !o.uninstall)
+      if (!docker && before) {
+        const long long version = containerd_config_version(*before, file);
+        refuse_shadowing_imports(file, *before, version, containerd_cri_plugin(version), io);
+      }
+      if (o.uninstall) io.restore_default = state.previous_default(rt);
+      EngineRuntimes seen;
+      Undo u = edit_with_exact_undo(file, before, io, [&](std::string_view t, const std::string& f, const InstallOptions& i) {
+        return edit(t, f, i, i.uninstall ? nullptr : &seen);
+      });
+      InstallOptions remove_io = io;
+      remove_io.uninstall = true;
+      const bool before_has_ours = before && edit(*before, file, remove_io) != *before;
+      if (!docker && o.dry_run && before && *before != u.after && !o.uninstall)
         std::printf("note: the file is re-emitted by toml++: its comments and layout are not kept\n");
-      changed = apply(file, before, u.after, u.remove, o);
-      restart = "restart containerd to apply: systemctl restart containerd";
+      changed = apply(file, before, u.after, u.remove, o, before_has_ours);
+      // Our config: chain to NVIDIA's runtime on install; put the recorded next back on uninstall.
+      auto our_before = read_optional(ours);
+      std::string our_after = our_before.value_or("");
+      if (o.uninstall) {
+        if (auto prev = state.previous_next(rt)) our_after = set_runtime_next(our_after, *prev);
+        state.forget(rt);
+      } else {
+        std::optional<std::vector<std::string>> previous_next;
+        if (!seen.nvidia_binary.empty()) {
+          previous_next = runtime_next(our_after, ours);
+          our_after = set_runtime_next(our_after, chained_next(seen.nvidia_binary));
+          std::printf("chain: %s's runtime '%s' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in %s)\n",
+                      rt.c_str(), seen.nvidia_binary.c_str(), ours.c_str());
+        }
+        if (!seen.base_runtime.empty())
+          std::printf("base: the gpu-numa runtime is a copy of '%s' (its options, SystemdCgroup included)\n",
+                      seen.base_runtime.c_str());
+        if (!state.has(rt))
+          state.record(rt, file, seen.default_runtime == kRuntimeName ? "" : seen.default_runtime, previous_next);
+      }
+      if (our_before && our_after != *our_before) changed = apply(ours, our_before, our_after, false, o) || changed;
+      state.save(o.dry_run);
+      restart = docker ? "restart dockerd to apply: systemctl restart docker"
+                       : "restart containerd to apply: systemctl restart containerd";
     } else if (rt == "podman" || rt == "crio") {
       const std::string path = file + "/gpu-numa-hook.json";
       auto before = read_optional(path);

@@ -44,6 +44,8 @@ int run(int argc, char** argv) {
   for (const auto& spec : gnh::global_option_specs())
     app.add_option(std::string(spec.name), opts.*spec.field, std::string(spec.help))->type_name(std::string(spec.value_name));
   app.require_subcommand(1, 1);
+  // Global options after the subcommand too (`install ... --config F`): subcommands inherit this.
+  app.fallthrough();
 
   auto* prestart = app.add_subcommand("prestart", "Hook mode for the prestart stage (OCI state on stdin)");
   auto* create_runtime = app.add_subcommand("createRuntime", "Hook mode for the createRuntime stage (OCI state on stdin)");

@@ -40,12 +40,49 @@ std::string emit(const toml::table& t) {
 
 }  // namespace
 
-std::string edit_containerd_config(std::string_view text, const std::string& file, const InstallOptions& o) {
+std::string containerd_cri_plugin(long long version) {
+  if (version >= 3) return "io.containerd.cri.v1.runtime";
+  return version == 2 ? "io.containerd.grpc.v1.cri" : "cri";
+}
+
+namespace {
+
+// The runtime ours is copied from: the default unless it is NVIDIA's (ours chains to NVIDIA's
+// instead, [runtime] next), else runc, else crun.
+std::string base_runtime_of(const toml::table& runtimes, const std::string& default_name) {
+  auto usable = [&](const std::string& n) { return !n.empty() && n != kRuntimeName && runtimes[n].is_table(); };
+  if (usable(default_name)) {
+    const toml::table& d = *runtimes[default_name].as_table();
+    if (!is_nvidia_runtime(default_name, d["options"]["BinaryName"].value_or(std::string()))) return default_name;
+  }
+  for (const char* n : {"runc", "crun"})
+    if (usable(n)) return n;
+  return "";
+}
+
+std::string nvidia_binary_of(const toml::table& runtimes, const std::string& default_name) {
+  auto binary = [&](const std::string& n) -> std::string {
+    const toml::table* t = runtimes[n].as_table();
+    if (!t) return "";
+    std::string b = (*t)["options"]["BinaryName"].value_or(std::string());
+    if (!is_nvidia_runtime(n, b)) return "";
+    return b.empty() ? "nvidia-container-runtime" : b;
+  };
+  if (std::string b = binary(default_name); !b.empty()) return b;
+  for (const auto& [k, v] : runtimes)
+    if (std::string b = binary(std::string(k.str())); !b.empty()) return b;
+  return "";
+}
+
+}  // namespace
+
+std::string edit_containerd_config(std::string_view text, const std::string& file, const InstallOptions& o,
+                                   EngineRuntimes* seen) {
   toml::table root = parse_toml(text, file);
   const bool fresh = root.empty();
   if (fresh && !o.uninstall) root.insert("version", 2);
-  long long version = root["version"].value_or(1LL);
-  const std::string plugin = version >= 2 ? "io.containerd.grpc.v1.cri" : "cri";
+  const long long version = root["version"].value_or(1LL);
+  const std::string plugin = containerd_cri_plugin(version);
   const std::string where = "plugins.\"" + plugin + "\"";
   if (o.uninstall) {
     auto* plugins = root["plugins"].as_table();
@@ -57,7 +94,10 @@ std::string edit_containerd_config(std::string_view text, const std::string& fil
       if (ours && (*ours)["options"]["BinaryName"].value_or(std::string()) == o.runtime_path) rts->erase(kRuntimeName);
       drop_if_empty(*ctd, "runtimes");
     }
-    if (ctd && (*ctd)["default_runtime_name"].value_or(std::string()) == kRuntimeName) ctd->erase("default_runtime_name");
+    if (ctd && (*ctd)["default_runtime_name"].value_or(std::string()) == kRuntimeName) {
+      if (o.restore_default.empty()) ctd->erase("default_runtime_name");
+      else ctd->insert_or_assign("default_runtime_name", o.restore_default);
+    }
     if (cri) drop_if_empty(*cri, "containerd");
     if (plugins) drop_if_empty(*plugins, plugin);
     drop_if_empty(root, "plugins");
@@ -65,14 +105,39 @@ std::string edit_containerd_config(std::string_view text, const std::string& fil
   }
   toml::table& ctd = sub(sub(sub(root, "plugins", file, "plugins"), plugin, file, where), "containerd", file, where + ".containerd");
   toml::table& rts = sub(ctd, "runtimes", file, where + ".containerd.runtimes");
-  toml::table ours;
-  ours.insert("runtime_type", "io.containerd.runc.v2");
-  toml::table options;
-  options.insert("BinaryName", o.runtime_path);
-  ours.insert("options", std::move(options));
+  const std::string default_name = ctd["default_runtime_name"].value_or(std::string());
+  const std::string base = base_runtime_of(rts, default_name);
+  if (seen) *seen = {default_name, base, nvidia_binary_of(rts, default_name)};
+  toml::table ours = base.empty() ? toml::table{} : *rts[base].as_table();
+  if (!ours.contains("runtime_type")) ours.insert("runtime_type", "io.containerd.runc.v2");
+  toml::table& options = sub(ours, "options", file, where + ".containerd.runtimes." + base + ".options");
+  options.insert_or_assign("BinaryName", o.runtime_path);
   rts.insert_or_assign(kRuntimeName, std::move(ours));
   if (o.set_default) ctd.insert_or_assign("default_runtime_name", kRuntimeName);
   return emit(root);
+}
+
+long long containerd_config_version(std::string_view text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  return root.empty() ? 2 : root["version"].value_or(1LL);
+}
+
+std::vector<std::string> containerd_imports(std::string_view text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  std::vector<std::string> out;
+  if (const toml::array* a = root["imports"].as_array())
+    for (const auto& e : *a)
+      if (auto v = e.value<std::string>()) out.push_back(*v);
+  return out;
+}
+
+bool containerd_defines_cri(std::string_view text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  const toml::table* plugins = root["plugins"].as_table();
+  if (!plugins) return false;
+  for (long long v : {1LL, 2LL, 3LL})
+    if ((*plugins)[containerd_cri_plugin(v)].is_table()) return true;
+  return false;
 }
 
 std::string edit_nvidia_runtime_config(std::string_view text, const std::string& file, const InstallOptions& o,

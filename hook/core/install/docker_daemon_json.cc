@@ -5,7 +5,27 @@
 
 namespace gnh {
 
-std::string edit_docker_daemon_json(std::string_view text, const std::string& file, const InstallOptions& o) {
+namespace {
+
+// NVIDIA's runtime in daemon.json's runtimes, the default first: {"nvidia": {"path": ...}}.
+std::string nvidia_path_of(const nlohmann::ordered_json& runtimes, const std::string& default_name) {
+  auto path = [&](const std::string& n, const nlohmann::ordered_json& r) -> std::string {
+    if (!r.is_object()) return "";
+    std::string p = r.contains("path") && r["path"].is_string() ? r["path"].get<std::string>() : "";
+    if (!is_nvidia_runtime(n, p)) return "";
+    return p.empty() ? "nvidia-container-runtime" : p;
+  };
+  if (runtimes.contains(default_name))
+    if (std::string p = path(default_name, runtimes[default_name]); !p.empty()) return p;
+  for (const auto& [k, v] : runtimes.items())
+    if (std::string p = path(k, v); !p.empty()) return p;
+  return "";
+}
+
+}  // namespace
+
+std::string edit_docker_daemon_json(std::string_view text, const std::string& file, const InstallOptions& o,
+                                    EngineRuntimes* seen) {
   nlohmann::ordered_json d = nlohmann::ordered_json::object();
   if (text.find_first_not_of(" \t\r\n") != std::string_view::npos) {
     try {
@@ -24,8 +44,15 @@ std::string edit_docker_daemon_json(std::string_view text, const std::string& fi
       if (it != rt.end() && it->is_object() && it->value("path", "") == o.runtime_path) rt.erase(kRuntimeName);
       if (rt.empty()) d.erase("runtimes");
     }
-    if (d.value("default-runtime", "") == kRuntimeName) d.erase("default-runtime");
+    if (d.value("default-runtime", "") == kRuntimeName) {
+      if (o.restore_default.empty()) d.erase("default-runtime");
+      else d["default-runtime"] = o.restore_default;
+    }
   } else {
+    if (d.contains("default-runtime") && !d["default-runtime"].is_string())
+      fail(file + ": \"default-runtime\" is not a string, left untouched");
+    const std::string default_name = d.value("default-runtime", "");
+    if (seen) *seen = {default_name, "", d.contains("runtimes") ? nvidia_path_of(d["runtimes"], default_name) : ""};
     auto& ours = d["runtimes"][kRuntimeName];
     if (!ours.is_object()) ours = nlohmann::ordered_json::object();
     ours["path"] = o.runtime_path;

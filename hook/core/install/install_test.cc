@@ -115,3 +115,104 @@ TEST_CASE("unified diff: hunks with context, empty when equal") {
   CHECK(d == "--- old\n+++ new\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n");
   CHECK(unified_diff("", "a\n", "old", "new") == "--- old\n+++ new\n@@ -0,0 +1,1 @@\n+a\n");
 }
+
+// A GPU operator node (issue 19): nvidia is the default runtime, runc carries SystemdCgroup.
+const char* kOperatorV2 = R"(version = 2
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "nvidia"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+    SystemdCgroup = true
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+    BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
+    SystemdCgroup = true
+)";
+
+TEST_CASE("containerd, GPU operator layout: ours copies runc (not nvidia), SystemdCgroup kept, NVIDIA's binary seen") {
+  EngineRuntimes seen;
+  std::string once = edit_containerd_config(kOperatorV2, "c", opts(), &seen);
+  CHECK(seen.default_runtime == "nvidia");
+  CHECK(seen.base_runtime == "runc");
+  CHECK(seen.nvidia_binary == "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+  toml::table t = toml::parse(once);
+  auto ours = t["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["gpu-numa"];
+  CHECK(ours["options"]["SystemdCgroup"].value_or(false));
+  CHECK(ours["options"]["BinaryName"].value_or(std::string()) == "/usr/bin/gpu-numa-runtime");
+  CHECK(ours["runtime_type"].value_or(std::string()) == "io.containerd.runc.v2");
+  CHECK(t["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["default_runtime_name"].value_or(std::string()) == "nvidia");
+  // --set-default, then uninstall with the recorded previous default: nvidia comes back
+  std::string def = edit_containerd_config(kOperatorV2, "c", opts(true));
+  InstallOptions u = opts(false, true);
+  u.restore_default = "nvidia";
+  CHECK(toml::parse(edit_containerd_config(def, "c", u)) == toml::parse(kOperatorV2));
+  u.restore_default = "";
+  CHECK(toml::parse(edit_containerd_config(def, "c", u))["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["default_runtime_name"]
+            .value_or(std::string("absent")) == "absent");
+}
+
+TEST_CASE("containerd: the CRI plugin key follows the config version (1, 2, 3 and later)") {
+  CHECK(containerd_cri_plugin(1) == "cri");
+  CHECK(containerd_cri_plugin(2) == "io.containerd.grpc.v1.cri");
+  CHECK(containerd_cri_plugin(3) == "io.containerd.cri.v1.runtime");
+  CHECK(containerd_cri_plugin(4) == "io.containerd.cri.v1.runtime");
+  const std::string v3 = "version = 3\n[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = \"crun\"\n"
+                         "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun]\n  runtime_type = \"io.containerd.runc.v2\"\n"
+                         "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.crun.options]\n  BinaryName = \"/usr/bin/crun\"\n";
+  EngineRuntimes seen;
+  toml::table t = toml::parse(edit_containerd_config(v3, "c", opts(), &seen));
+  CHECK(seen.base_runtime == "crun");
+  CHECK(seen.nvidia_binary == "");
+  CHECK(t["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]["runtimes"]["gpu-numa"]["options"]["BinaryName"].value_or(std::string()) ==
+        "/usr/bin/gpu-numa-runtime");
+  CHECK(!t["plugins"]["io.containerd.grpc.v1.cri"]);
+  CHECK(containerd_config_version(v3, "c") == 3);
+  CHECK(containerd_config_version("[plugins.cri]\n", "c") == 1);
+  CHECK(containerd_config_version("", "c") == 2);
+}
+
+TEST_CASE("containerd: imports and which files define the CRI plugin (nvidia-ctk's drop-in does)") {
+  CHECK(containerd_imports("version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\", \"x.toml\"]\n", "c") ==
+        std::vector<std::string>{"/etc/containerd/conf.d/*.toml", "x.toml"});
+  CHECK(containerd_imports("version = 2\n", "c").empty());
+  CHECK(containerd_defines_cri(kOperatorV2, "d"));
+  CHECK(containerd_defines_cri("[plugins.cri.registry]\n", "d"));
+  CHECK(containerd_defines_cri("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n", "d"));
+  CHECK(!containerd_defines_cri("version = 2\n[grpc]\naddress = \"/s\"\n", "d"));
+}
+
+TEST_CASE("docker: nvidia as default-runtime is seen, and uninstall puts the recorded default back") {
+  const std::string operator_json = "{\n  \"default-runtime\": \"nvidia\",\n  \"runtimes\": {\n    \"nvidia\": {\n      \"args\": [],\n"
+                                    "      \"path\": \"nvidia-container-runtime\"\n    }\n  }\n}\n";
+  EngineRuntimes seen;
+  std::string def = edit_docker_daemon_json(operator_json, "d", opts(true), &seen);
+  CHECK(seen.default_runtime == "nvidia");
+  CHECK(seen.nvidia_binary == "nvidia-container-runtime");
+  CHECK(nlohmann::json::parse(def)["default-runtime"] == "gpu-numa");
+  InstallOptions u = opts(false, true);
+  u.restore_default = "nvidia";
+  CHECK(edit_docker_daemon_json(def, "d", u) == operator_json);
+  EngineRuntimes none;
+  edit_docker_daemon_json("{\"runtimes\": {\"runc2\": {\"path\": \"/usr/bin/runc\"}}}", "d", opts(), &none);
+  CHECK(none.nvidia_binary == "");
+  CHECK(is_nvidia_runtime("nvidia-cdi", ""));
+  CHECK(is_nvidia_runtime("gpu", "/usr/bin/nvidia-container-runtime.cdi"));
+  CHECK(!is_nvidia_runtime("runc", "/usr/bin/runc"));
+}
+
+TEST_CASE("our config's [runtime] next: replaced in place (one line or several), added when missing, comments kept") {
+  const std::string shipped = "# top\n[runtime]\n# which runtime\nnext = [\"runc\", \"crun\"]\nhook = \"/usr/bin/gpu-numa-hook\"\n";
+  const std::vector<std::string> chained = {"/usr/local/nvidia/toolkit/nvidia-container-runtime", "runc", "crun"};
+  std::string out = set_runtime_next(shipped, chained);
+  CHECK(out == "# top\n[runtime]\n# which runtime\nnext = [\"/usr/local/nvidia/toolkit/nvidia-container-runtime\", \"runc\", \"crun\"]\n"
+               "hook = \"/usr/bin/gpu-numa-hook\"\n");
+  CHECK(runtime_next(out, "f") == chained);
+  CHECK(set_runtime_next(out, {"runc", "crun"}) == shipped);
+  const std::string multi = "[runtime]\nnext = [\n  \"runc\",\n  \"crun\",\n]\nhook = \"/h\"\n";
+  CHECK(set_runtime_next(multi, {"a"}) == "[runtime]\nnext = [\"a\"]\nhook = \"/h\"\n");
+  CHECK(set_runtime_next("[log]\nlevel = \"info\"\n", {"a"}) == "[log]\nlevel = \"info\"\n\n[runtime]\nnext = [\"a\"]\n");
+  CHECK(set_runtime_next("[runtime]\nhook = \"/h\"\n[log]\n", {"a"}) == "[runtime]\nhook = \"/h\"\nnext = [\"a\"]\n[log]\n");
+  CHECK(runtime_next("[log]\n", "f").empty());
+}
