@@ -48,6 +48,7 @@ void report_error(const Config* cfg, const RuncCommandLine& cmd, const std::stri
   LogConfig log_cfg = cfg ? cfg->log : LogConfig{};
   EventLog log(log_cfg, HostFs("/"));
   LogRecord r;
+  r.program = "gpu-numa-runtime";
   r.level = "error";
   r.container = cmd.container_id.value_or("-");
   r.stage = "runtime-" + (cmd.subcommand.empty() ? std::string("-") : cmd.subcommand);
@@ -73,6 +74,7 @@ void stdin_from(const std::string& text) {
 
 // One log line for an update, in the hook's log and format.
 void log_update(const Config& cfg, const std::string& container, LogRecord r) {
+  r.program = "gpu-numa-runtime";
   r.container = container;
   r.stage = "runtime-update";
   EventLog(cfg.log, HostFs("/")).write(r);
@@ -83,8 +85,19 @@ void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std
   if (!cmd.container_id || (!cmd.resources && !cmd.cpuset_mems)) return;
   std::string resources_text;
   if (cmd.resources == "-") resources_text = read_all_stdin(kMaxStateBytes, Deadline(std::chrono::milliseconds(cfg.deadline_ms)));
+  const std::string runc_root = cmd.root.value_or(kRuncDefaultRoot);
+  if (!runc_knows_container(runc_root, *cmd.container_id)) {
+    // Nothing of ours is at stake: runc itself answers an update for a container it does not know.
+    LogRecord r;
+    r.action = "allow";
+    r.msg = "update for a container runc does not know (no " + runc_root + "/" + *cmd.container_id +
+            "/state.json): nothing to keep, passed on unchanged";
+    log_update(cfg, *cmd.container_id, r);
+    if (cmd.resources == "-") stdin_from(resources_text);
+    return;
+  }
   try {
-    RunningContainer c = read_running_container(cmd.root.value_or(kRuncDefaultRoot), *cmd.container_id, cfg);
+    RunningContainer c = read_running_container(runc_root, *cmd.container_id, cfg);
     std::optional<MemsUpdate> done;
     if (cmd.resources == "-") {
       ResourcesUpdate r = widen_resources_json(resources_text, c.current_mems, c.gpu_nodes);

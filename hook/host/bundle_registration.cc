@@ -15,6 +15,11 @@ namespace gnh {
 
 bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_path) {
   const std::string file = bundle + "/config.json";
+  // An engine writes config.json as a regular file; a link could make us read and replace a file
+  // elsewhere (the rename would also turn the link into a file). Refuse before reading anything.
+  struct stat lst {};
+  if (::lstat(file.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+    fail(file + " is a symbolic link; a bundle's config.json is never one: refusing to follow it (nothing changed)", ELOOP);
   HostFs fs("/");
   std::optional<std::string> text;
   try {

@@ -1,5 +1,7 @@
 #include "host/runtime_update.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 
 #include "base/error.h"
@@ -10,6 +12,12 @@
 #include "runtime/runc_state.h"
 
 namespace gnh {
+
+bool runc_knows_container(const std::string& runc_root, const std::string& id) {
+  if (id.empty() || id.find('/') != std::string::npos || id == "." || id == "..") return true;  // refused below
+  struct stat st {};
+  return ::stat((runc_root + "/" + id + "/state.json").c_str(), &st) == 0 || errno != ENOENT;
+}
 
 RunningContainer read_running_container(const std::string& runc_root, const std::string& id, const Config& cfg) {
   // A container id is a single path component in runc; refuse anything else before building paths.

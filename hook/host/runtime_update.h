@@ -17,6 +17,8 @@ struct RunningContainer {
 };
 
 // Failure naming the file when runc's state, the bundle or the cgroup cannot be read.
+// Whether runc has state for this container id under its root (a plain id only).
+bool runc_knows_container(const std::string& runc_root, const std::string& id);
 RunningContainer read_running_container(const std::string& runc_root, const std::string& id, const Config& cfg);
 
 }  // namespace gnh

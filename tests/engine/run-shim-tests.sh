@@ -109,6 +109,16 @@ OUT=$(echo '{"cpu":{"shares":512,"mems":"1"}}' | in_ns online0 rec "$SHIM" --roo
     fail "shim update --resources -" "rc $RC stdin $(one_line <"$TMP/rec-stdin" 2>/dev/null) $(echo "$OUT" | one_line)"
 OUT=$(echo '{"cpu":{"mems":"0"}}' | in_ns online0 main "$SHIM" --root "$TMP/state/runc" update --resources - nv-$RUNID 2>&1); RC=$?
 [ "$RC" = 0 ] && pass "shim update --resources - with real runc (mems 0 keeps the GPU node: passed through)" || fail "shim update with real runc" "rc $RC $(echo "$OUT" | one_line)"
+grep -q " warn gpu-numa-runtime\[[0-9]*\] container=nv-$RUNID stage=runtime-update" "$TMP/logs/rec.log" &&
+    pass "the shim's log lines name the program that wrote them (gpu-numa-runtime[pid])" ||
+    fail "shim log program name" "$(one_line <"$TMP/logs/rec.log")"
+# an update for a container runc does not know: nothing of ours at stake, not an error
+rm -f "$TMP/rec-argv"; : >"$TMP/logs/rec.log"
+OUT=$(in_ns online0 rec "$SHIM" --root "$TMP/state/runc" update --cpuset-mems 1 nosuch-$RUNID 2>&1); RC=$?
+[ "$RC" = 0 ] && grep -qx "nosuch-$RUNID" "$TMP/rec-argv" && grep -q " info gpu-numa-runtime\[[0-9]*\] container=nosuch-$RUNID stage=runtime-update action=allow .*runc does not know" "$TMP/logs/rec.log" &&
+    ! grep -q " error " "$TMP/logs/rec.log" &&
+    pass "update of a container runc does not know: passed on unchanged, logged at info (not error)" ||
+    fail "update unknown container" "rc $RC log $(one_line <"$TMP/logs/rec.log") $(echo "$OUT" | one_line)"
 runc --root "$TMP/state/runc" delete -f nv-$RUNID >/dev/null 2>&1
 
 # 5. bad input: one line, non-zero, config.json untouched
@@ -131,6 +141,14 @@ B=$(bundle ro)
 expect_bad "unwritable bundle refused" main "$B" "cannot create a temporary file" /bin/bash -c 'mount --bind -o ro "$0" "$0" && exec "$@"' "$B"
 write_config unknown "[runtime]" "hook = \"$HOOK\"" 'next = ["no-such-runtime", "/nonexistent/runc"]'
 expect_bad "unknown next runtime refused" unknown "$(bundle unk)" "runtime.next: none of"
+# config.json as a symbolic link: refused without reading or replacing anything; the next runtime
+# (a recorder) is not run
+B=$(bundle link); mv "$B/config.json" "$TMP/link-target.json"; ln -s "$TMP/link-target.json" "$B/config.json"
+cp "$TMP/link-target.json" "$TMP/link-target.orig"; rm -f "$TMP/rec-argv"
+expect_bad "config.json that is a symbolic link refused" rec "$B" "config.json is a symbolic link"
+[ -L "$B/config.json" ] && cmp -s "$TMP/link-target.json" "$TMP/link-target.orig" && [ ! -e "$TMP/rec-argv" ] &&
+    pass "symlinked config.json: the link is still a link, its target unchanged, the next runtime never ran" ||
+    fail "symlinked config.json left as it was" "$(ls -l "$B/config.json") rec-argv: $(cat "$TMP/rec-argv" 2>/dev/null | one_line)"
 write_config loop "[runtime]" "hook = \"$HOOK\"" "next = [\"$SHIM\"]"
 expect_bad "a next runtime that is the shim itself is a loop" loop "$(bundle loop)" "runtime.next: .* is gpu-numa-runtime itself"
 finish

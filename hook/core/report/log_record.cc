@@ -39,7 +39,7 @@ std::string token(const std::string& s) {
 }  // namespace
 
 std::string format_text(const LogRecord& r, const std::string& ts, int pid) {
-  std::string out = ts + " " + r.level + " gpu-numa-hook[" + std::to_string(pid) + "]";
+  std::string out = ts + " " + r.level + " " + r.program + "[" + std::to_string(pid) + "]";
   out += " container=" + token(r.container);
   out += " stage=" + token(r.stage);
   out += " action=" + token(r.action);
@@ -55,7 +55,7 @@ std::string format_text(const LogRecord& r, const std::string& ts, int pid) {
 
 std::string format_json(const LogRecord& r, const std::string& ts, int pid) {
   nlohmann::json j = {
-      {"ts", ts},           {"level", r.level},     {"pid", pid},
+      {"ts", ts},           {"level", r.level},     {"program", r.program}, {"pid", pid},
       {"container", r.container}, {"stage", r.stage}, {"action", r.action},
       {"gpus", r.gpus},     {"required", r.required}, {"mems_before", r.mems_before},
       {"mems_after", r.mems_after}, {"cgroup", r.cgroup}, {"duration_us", r.duration_us},

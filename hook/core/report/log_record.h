@@ -7,6 +7,7 @@
 namespace gnh {
 
 struct LogRecord {
+  std::string program = "gpu-numa-hook";  // who wrote the line: gpu-numa-hook or gpu-numa-runtime
   std::string level = "info";  // info, warn, error
   std::string container = "-";
   std::string stage = "-";

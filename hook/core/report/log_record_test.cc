@@ -23,6 +23,8 @@ TEST_CASE("text line: every field, one line, hostile ids quoted") {
   CHECK(format_text(r, "T", 7) ==
         "T info gpu-numa-hook[7] container=3f2a stage=prestart action=patch gpus=/dev/nvidia3(0004:05:00.0) "
         "required=252 mems-before=0,8 mems-after=0,8,252 cgroup=/docker/3f2a duration-us=812 msg=\"added\"");
+  r.program = "gpu-numa-runtime";  // the shim's lines name the shim
+  CHECK(format_text(r, "T", 7).rfind("T info gpu-numa-runtime[7] container=3f2a ", 0) == 0);
   r.container = "x action=allow\nforged";
   std::string line = format_text(r, "T", 7);
   CHECK(line.find('\n') == std::string::npos);
@@ -39,6 +41,7 @@ TEST_CASE("json line parses back with the same fields") {
   CHECK(j["action"] == "refuse");
   CHECK(j["msg"] == "why \"quoted\"");
   CHECK(j["pid"] == 9);
+  CHECK(j["program"] == "gpu-numa-hook");
 }
 
 TEST_CASE("utc_timestamp agrees with gmtime_r") {
