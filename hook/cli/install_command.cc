@@ -78,6 +78,7 @@ std::string default_config_of(const std::string& runtime) {
   if (runtime == "docker") return "/etc/docker/daemon.json";
   if (runtime == "containerd") return "/etc/containerd/config.toml";
   if (runtime == "nvidia-legacy") return "/etc/nvidia-container-runtime/config.toml";
+  if (runtime == "crio-runtime") return "/etc/crio/crio.conf.d";  // our drop-in goes here
   return "/usr/share/containers/oci/hooks.d";  // podman, crio: the hooks directory
 }
 
@@ -213,8 +214,8 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   io.hook_path = o.hook_path;
   io.set_default = o.set_default;
   io.uninstall = o.uninstall;
-  if (o.set_default && rt != "docker" && rt != "containerd") {
-    std::fprintf(stderr, "gpu-numa-hook: error: install: --set-default applies to docker and containerd only\n");
+  if (o.set_default && rt != "docker" && rt != "containerd" && rt != "crio-runtime") {
+    std::fprintf(stderr, "gpu-numa-hook: error: install: --set-default applies to docker, containerd and crio-runtime only\n");
     return as_int(ExitCode::error);
   }
   try {
@@ -267,6 +268,52 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
       state.save(o.dry_run);
       restart = docker ? "restart dockerd to apply: systemctl restart docker"
                        : "restart containerd to apply: systemctl restart containerd";
+    } else if (rt == "crio-runtime") {
+      // crio.conf beside the drop-in directory, then the directory's *.toml in order (ours too,
+      // so that a second run sees its own entry and --set-default is kept).
+      const std::string dir = file;
+      const std::string path = dir + "/99-gpu-numa.toml";
+      std::vector<std::pair<std::string, std::string>> files;
+      const std::string main_file = dir.substr(0, dir.rfind('/') + 1) + "crio.conf";
+      if (auto t = read_optional(main_file)) files.emplace_back(main_file, *t);
+      glob_t gl{};
+      if (::glob((dir + "/*.toml").c_str(), 0, nullptr, &gl) == 0)
+        for (size_t i = 0; i < gl.gl_pathc; ++i)
+          if (std::string f = gl.gl_pathv[i]; f != path)
+            if (auto t = read_optional(f)) files.emplace_back(f, *t);
+      ::globfree(&gl);
+      auto before = read_optional(path);
+      const std::string ours = g.config_path.value_or(kDefaultConfigPath);
+      InstallState state(ours);
+      EngineRuntimes seen;
+      std::string after = crio_runtime_dropin(files, io, &seen);
+      if (!o.uninstall && before && !o.set_default && crio_dropin_is_default(*before, path)) {
+        InstallOptions keep = io;  // a plain re-run keeps an earlier --set-default
+        keep.set_default = true;
+        after = crio_runtime_dropin(files, keep, nullptr);
+      }
+      changed = apply(path, before, after, true, o);
+      auto our_before = read_optional(ours);
+      std::string our_after = our_before.value_or("");
+      if (o.uninstall) {
+        if (auto prev = state.previous_next(rt)) our_after = set_runtime_next(our_after, *prev);
+        state.forget(rt);
+      } else if (!state.has(rt)) {
+        std::optional<std::vector<std::string>> previous_next;
+        if (!seen.nvidia_binary.empty()) {
+          previous_next = runtime_next(our_after, ours);
+          our_after = set_runtime_next(our_after, chained_next(seen.nvidia_binary));
+          std::printf("chain: CRI-O's runtime '%s' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in %s)\n",
+                      seen.nvidia_binary.c_str(), ours.c_str());
+        }
+        state.record(rt, path, seen.default_runtime, previous_next);
+      }
+      if (!o.uninstall && !seen.base_runtime.empty())
+        std::printf("base: the gpu-numa runtime is a copy of '%s'\n", seen.base_runtime.c_str());
+      if (our_before && our_after != *our_before) changed = apply(ours, our_before, our_after, false, o) || changed;
+      state.save(o.dry_run);
+      restart = "restart CRI-O to apply: systemctl restart crio (pods then choose it with runtimeClassName: gpu-numa, "
+                "or it is the default with --set-default)";
     } else if (rt == "podman" || rt == "crio") {
       const std::string path = file + "/gpu-numa-hook.json";
       auto before = read_optional(path);
@@ -303,7 +350,7 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
       restart = "nothing to restart: nvidia-container-runtime reads its config on each start (its mode must be "
                 "\"legacy\" for the hook to run)";
     } else {
-      std::fprintf(stderr, "gpu-numa-hook: error: install: --runtime must be docker, containerd, podman, crio or nvidia-legacy\n");
+      std::fprintf(stderr, "gpu-numa-hook: error: install: --runtime must be docker, containerd, podman, crio, crio-runtime or nvidia-legacy\n");
       return as_int(ExitCode::error);
     }
     if (o.dry_run) std::printf("dry run: nothing written\n");

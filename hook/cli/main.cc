@@ -77,7 +77,7 @@ int run(int argc, char** argv) {
   gnh::InstallCommandOptions install_opts;
   auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
   install->add_option("--runtime", install_opts.runtime, "The engine")
-      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "nvidia-legacy"}));
+      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy"}));
   install->add_option("--runtime-config", install_opts.runtime_config,
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");

@@ -122,4 +122,17 @@ inst docker --runtime-config "$T/docker/daemon.json" --runtime-path "$SHIM" --un
     cmp -s "$T/docker/ours.toml" "$T/docker/ours.original" &&
     pass "docker: a registry mirror added, then --uninstall: default-runtime nvidia restored (not deleted), the mirror kept, our config as it was" ||
     fail "docker uninstall" "rc $RC $(echo "$OUT" | one_line) $(cat "$T/docker/daemon.json" | one_line)"
+# --- CRI-O (not in Debian 12: its files are checked with Python's TOML reader, not by CRI-O)
+mkdir -p "$T/crio/crio.conf.d"; cp "$REPO/config/config.toml" "$T/crio/ours.toml"; cp "$T/crio/ours.toml" "$T/crio/ours.original"
+printf '[crio.runtime]\ndefault_runtime = "nvidia"\n[crio.runtime.runtimes.runc]\nruntime_path = "/usr/bin/runc"\nruntime_root = "/run/runc"\n[crio.runtime.runtimes.nvidia]\nruntime_path = "/usr/bin/nvidia-container-runtime"\n' >"$T/crio/crio.conf"
+inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml" --set-default
+[ "$RC" = 0 ] && [ "$(python3 -c 'import tomllib,sys; r=tomllib.load(open(sys.argv[1],"rb"))["crio"]["runtime"]; g=r["runtimes"]["gpu-numa"]; print(r["default_runtime"], g["runtime_path"], g["runtime_type"], g["runtime_root"])' "$T/crio/crio.conf.d/99-gpu-numa.toml")" = "gpu-numa $SHIM oci /run/runc" ] &&
+    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$T/crio/ours.toml" &&
+    pass "CRI-O: crio.conf.d/99-gpu-numa.toml holds gpu-numa as a copy of runc (runtime_type oci, runtime_path the shim), the default; next chains to NVIDIA's runtime" ||
+    fail "crio-runtime install" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$T/crio/crio.conf.d/99-gpu-numa.toml" 2>/dev/null)"
+inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml"
+[ "$RC" = 0 ] && echo "$OUT" | grep -q "nothing to do" && pass "CRI-O: a second run (without --set-default) changes nothing" || fail "crio second run" "$(echo "$OUT" | one_line)"
+inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml" --uninstall
+[ "$RC" = 0 ] && [ ! -e "$T/crio/crio.conf.d/99-gpu-numa.toml" ] && cmp -s "$T/crio/ours.toml" "$T/crio/ours.original" &&
+    pass "CRI-O: --uninstall removes our drop-in and gives our config back" || fail "crio uninstall" "rc $RC $(echo "$OUT" | one_line)"
 finish

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gnh {
@@ -62,6 +63,16 @@ long long containerd_config_version(std::string_view text, const std::string& fi
 // imported file's (containerd issue 5837), so an entry in the main file would be ignored.
 std::vector<std::string> containerd_imports(std::string_view text, const std::string& file);
 bool containerd_defines_cri(std::string_view text, const std::string& file);
+
+// CRI-O's runtime for the shim: our whole drop-in (crio.conf.d/99-gpu-numa.toml), given CRI-O's
+// files in the order it reads them (crio.conf, then crio.conf.d/*.toml): [crio.runtime.runtimes.
+// gpu-numa] is a copy of the base runtime (default_runtime unless NVIDIA's, else runc, else crun)
+// with runtime_path = the shim and runtime_type = "oci"; --set-default adds default_runtime. ""
+// on uninstall (the file goes).
+std::string crio_runtime_dropin(const std::vector<std::pair<std::string, std::string>>& files, const InstallOptions& o,
+                                EngineRuntimes* seen = nullptr);
+// Whether our drop-in makes gpu-numa CRI-O's default (an earlier --set-default, kept by a re-run).
+bool crio_dropin_is_default(std::string_view our_dropin, const std::string& file);
 
 // The oci-hooks(5) file podman and CRI-O read from their hooks_dir; "" on uninstall.
 std::string hooks_d_file_text(const InstallOptions& o);

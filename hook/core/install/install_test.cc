@@ -216,3 +216,28 @@ TEST_CASE("our config's [runtime] next: replaced in place (one line or several),
   CHECK(set_runtime_next("[runtime]\nhook = \"/h\"\n[log]\n", {"a"}) == "[runtime]\nhook = \"/h\"\nnext = [\"a\"]\n[log]\n");
   CHECK(runtime_next("[log]\n", "f").empty());
 }
+
+TEST_CASE("CRI-O runtime drop-in: a copy of the default runtime, the shim as runtime_path, NVIDIA's seen, later files win") {
+  const std::string crio_conf = "[crio.runtime]\ndefault_runtime = \"crun\"\n[crio.runtime.runtimes.crun]\n"
+                                "runtime_path = \"/usr/bin/crun\"\nruntime_root = \"/run/crun\"\nmonitor_path = \"/usr/libexec/crio/conmon\"\n"
+                                "allowed_annotations = [\"io.containers.trace-syscall\"]\n";
+  const std::string nvidia_dropin = "[crio.runtime]\ndefault_runtime = \"nvidia\"\n[crio.runtime.runtimes.nvidia]\n"
+                                    "runtime_path = \"/usr/bin/nvidia-container-runtime\"\nruntime_type = \"oci\"\n";
+  EngineRuntimes seen;
+  std::string text = crio_runtime_dropin({{"crio.conf", crio_conf}, {"99-nvidia.toml", nvidia_dropin}}, opts(), &seen);
+  CHECK(seen.default_runtime == "nvidia");
+  CHECK(seen.base_runtime == "crun");
+  CHECK(seen.nvidia_binary == "/usr/bin/nvidia-container-runtime");
+  toml::table t = toml::parse(text);
+  auto ours = t["crio"]["runtime"]["runtimes"]["gpu-numa"];
+  CHECK(ours["runtime_path"].value_or(std::string()) == "/usr/bin/gpu-numa-runtime");
+  CHECK(ours["runtime_type"].value_or(std::string()) == "oci");
+  CHECK(ours["runtime_root"].value_or(std::string()) == "/run/crun");
+  CHECK(ours["monitor_path"].value_or(std::string()) == "/usr/libexec/crio/conmon");
+  CHECK(ours["allowed_annotations"][0].value_or(std::string()) == "io.containers.trace-syscall");
+  CHECK(!t["crio"]["runtime"]["default_runtime"]);
+  CHECK(toml::parse(crio_runtime_dropin({{"crio.conf", crio_conf}}, opts(true)))["crio"]["runtime"]["default_runtime"].value_or(std::string()) ==
+        "gpu-numa");
+  CHECK(crio_runtime_dropin({{"crio.conf", crio_conf}}, opts(false, true)) == "");
+  CHECK_THROWS_WITH_AS(crio_runtime_dropin({{"/etc/crio/crio.conf", "[crio\n"}}, opts()), doctest::Contains("/etc/crio/crio.conf: line 1"), Error);
+}
