@@ -27,46 +27,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-}  // namespace
-
-std::string set_chain_next_hook(std::string_view text, const std::string& next_hook) {
-  std::string quoted;
-  for (char ch : next_hook) {
-    if (ch == '"' || ch == '\\') quoted += '\\';
-    quoted += ch;
-  }
-  const std::string line = "next-hook = \"" + quoted + "\"";
-  std::string out;
-  bool in_chain = false, done = false, saw_chain = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    std::string t = trim(l);
-    if (!t.empty() && t.front() == '[') {
-      if (in_chain && !done) { out += line + "\n"; done = true; }
-      in_chain = t == "[chain]";
-      saw_chain |= in_chain;
-    } else if (in_chain && !done && t.rfind("next-hook", 0) == 0 && t.find('=') != std::string::npos) {
-      out += line + "\n";
-      done = true;
-      continue;
-    }
-    out += std::string(l) + "\n";
-  }
-  if (in_chain && !done) { out += line + "\n"; done = true; }
-  if (!saw_chain) out += "\n[chain]\n" + line + "\n";
-  return out;
-}
-
-bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
-  std::string_view base = binary.substr(binary.rfind('/') == std::string_view::npos ? 0 : binary.rfind('/') + 1);
-  return name.rfind("nvidia", 0) == 0 || base.rfind("nvidia-container-runtime", 0) == 0;
-}
-
-namespace {
-
 std::string toml_string(const std::string& v) {
   std::string q = "\"";
   for (char ch : v) {
@@ -76,40 +36,57 @@ std::string toml_string(const std::string& v) {
   return q + "\"";
 }
 
-}  // namespace
-
-std::string set_runtime_next(std::string_view text, const std::vector<std::string>& next) {
-  std::string line = "next = [";
-  for (size_t i = 0; i < next.size(); ++i) line += (i ? ", " : "") + toml_string(next[i]);
-  line += "]";
+// Our config edited as text, so its comments survive (it is a conffile the operator reads): the
+// `key = ...` line of [section] replaced by `line` (a multi-line array value too), or added at
+// the end of the section, or a new section appended. Every other line is kept as it was.
+std::string set_key_line(std::string_view text, const std::string& section, const std::string& key,
+                         const std::string& line) {
+  const std::string header = "[" + section + "]";
   std::string out;
-  bool in_runtime = false, done = false, saw_runtime = false, skipping_array = false;
+  bool in_section = false, done = false, saw_section = false, skipping_array = false;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     std::string t = trim(l);
-    if (skipping_array) {  // the rest of a multi-line `next = [` we replaced
+    if (skipping_array) {  // the rest of a multi-line value we replaced
       if (t.find(']') != std::string::npos) skipping_array = false;
       continue;
     }
     if (!t.empty() && t.front() == '[') {
-      if (in_runtime && !done) { out += line + "\n"; done = true; }
-      in_runtime = t == "[runtime]";
-      saw_runtime |= in_runtime;
-    } else if (in_runtime && !done && t.rfind("next", 0) == 0 && t.find('=') != std::string::npos &&
-               trim(t.substr(4, t.find('=') - 4)).empty()) {
+      if (in_section && !done) { out += line + "\n"; done = true; }
+      in_section = t == header;
+      saw_section |= in_section;
+    } else if (in_section && !done && t.rfind(key, 0) == 0 && t.find('=') != std::string::npos &&
+               trim(t.substr(key.size(), t.find('=') - key.size())).empty()) {
       out += line + "\n";
       done = true;
-      skipping_array = t.find('[') != std::string::npos && t.find(']') == std::string::npos;
+      skipping_array = t.find('[', t.find('=')) != std::string::npos && t.find(']', t.find('=')) == std::string::npos;
       continue;
     }
     out += std::string(l) + "\n";
   }
-  if (in_runtime && !done) { out += line + "\n"; done = true; }
-  if (!saw_runtime) out += "\n[runtime]\n" + line + "\n";
+  if (in_section && !done) out += line + "\n";
+  if (!saw_section) out += "\n" + header + "\n" + line + "\n";
   return out;
+}
+
+}  // namespace
+
+std::string set_chain_next_hook(std::string_view text, const std::string& next_hook) {
+  return set_key_line(text, "chain", "next-hook", "next-hook = " + toml_string(next_hook));
+}
+
+bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
+  std::string_view base = binary.substr(binary.rfind('/') == std::string_view::npos ? 0 : binary.rfind('/') + 1);
+  return name.rfind("nvidia", 0) == 0 || base.rfind("nvidia-container-runtime", 0) == 0;
+}
+
+std::string set_runtime_next(std::string_view text, const std::vector<std::string>& next) {
+  std::string line = "next = [";
+  for (size_t i = 0; i < next.size(); ++i) line += (i ? ", " : "") + toml_string(next[i]);
+  return set_key_line(text, "runtime", "next", line + "]");
 }
 
 std::vector<std::string> runtime_next(std::string_view text, const std::string& file) {
