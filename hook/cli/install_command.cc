@@ -175,28 +175,31 @@ class InstallState {
 // containerd 1.x replaces a plugin's whole table with an imported file's (issue 5837): when a file
 // the main config imports defines the CRI plugin (nvidia-ctk's conf.d/99-nvidia.toml does), an
 // entry in the main file is silently ignored. Refuse then, naming the file and what to add there.
-void refuse_shadowing_imports(const std::string& main_file, const std::string& main_text, long long version,
-                              const std::string& plugin, const InstallOptions& io) {
-  if (version >= 3) return;  // containerd 2.x files: imports are deep-merged
+// The files a containerd main file imports, in the order containerd reads them, with their text.
+std::vector<std::pair<std::string, std::string>> imported_files(const std::string& main_file, const std::string& main_text) {
+  std::vector<std::pair<std::string, std::string>> out;
   const std::string dir = main_file.substr(0, main_file.rfind('/') + 1);
   for (const std::string& pattern : containerd_imports(main_text, main_file)) {
     const std::string abs = pattern.empty() || pattern.front() == '/' ? pattern : dir + pattern;
     glob_t g{};
-    if (::glob(abs.c_str(), 0, nullptr, &g) != 0) {
-      ::globfree(&g);
-      continue;
-    }
-    std::vector<std::string> files(g.gl_pathv, g.gl_pathv + g.gl_pathc);
+    if (::glob(abs.c_str(), 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i)
+        if (auto text = read_optional(g.gl_pathv[i])) out.emplace_back(g.gl_pathv[i], *text);
     ::globfree(&g);
-    for (const std::string& f : files) {
-      auto text = read_optional(f);
-      if (!text || !containerd_defines_cri(*text, f)) continue;
-      fail(main_file + " imports " + f + ", which defines the CRI plugin table: containerd 1.x would replace the "
+  }
+  return out;
+}
+
+void refuse_shadowing_imports(const std::string& main_file, const std::vector<std::pair<std::string, std::string>>& imports,
+                              long long version, const std::string& plugin, const InstallOptions& io) {
+  if (version >= 3) return;  // containerd 2.x files: imports are deep-merged
+  for (const auto& [f, text] : imports) {
+    if (!containerd_defines_cri(text, f)) continue;
+    fail(main_file + " imports " + f + ", which defines the CRI plugin table: containerd 1.x would replace the "
            "main file's CRI table with it and ignore our runtime, so nothing was changed. Add the runtime to " + f +
            " instead: [plugins.\"" + plugin + "\".containerd.runtimes." + kRuntimeName + "] with runtime_type = "
            "\"io.containerd.runc.v2\" and options BinaryName = \"" + io.runtime_path + "\" (copy your base runtime's "
            "options, e.g. SystemdCgroup), then restart containerd");
-    }
   }
 }
 
@@ -229,9 +232,11 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
       const std::string ours = g.config_path.value_or(kDefaultConfigPath);
       InstallState state(ours);
       auto before = read_optional(file);
+      std::vector<std::pair<std::string, std::string>> imports;
       if (!docker && before) {
         const long long version = containerd_config_version(*before, file);
-        refuse_shadowing_imports(file, *before, version, containerd_cri_plugin(version), io);
+        imports = imported_files(file, *before);
+        refuse_shadowing_imports(file, imports, version, containerd_cri_plugin(version), io);
       }
       if (o.uninstall) io.restore_default = state.previous_default(rt);
       EngineRuntimes seen;
@@ -252,6 +257,9 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
         state.forget(rt);
       } else {
         std::optional<std::vector<std::string>> previous_next;
+        // containerd 2.x merges imports: NVIDIA's runtime may live in nvidia-ctk's drop-in.
+        for (const auto& [f, text] : imports)
+          if (seen.nvidia_binary.empty()) seen.nvidia_binary = containerd_nvidia_binary(text, f);
         if (!seen.nvidia_binary.empty()) {
           previous_next = runtime_next(our_after, ours);
           our_after = set_runtime_next(our_after, chained_next(seen.nvidia_binary));

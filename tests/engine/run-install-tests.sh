@@ -122,6 +122,35 @@ inst docker --runtime-config "$T/docker/daemon.json" --runtime-path "$SHIM" --un
     cmp -s "$T/docker/ours.toml" "$T/docker/ours.original" &&
     pass "docker: a registry mirror added, then --uninstall: default-runtime nvidia restored (not deleted), the mirror kept, our config as it was" ||
     fail "docker uninstall" "rc $RC $(echo "$OUT" | one_line) $(cat "$T/docker/daemon.json" | one_line)"
+# --- containerd 2.x (version 3 files) is not in Debian 12: a merge model of our own stands in for its
+# `config dump` (2.x reads the main file, then each import in glob order, and deep-merges plugin
+# tables, PR 9982; 1.x replaced them). Our entry in the main file survives an nvidia-ctk drop-in.
+merge_model() { # MAIN: the effective config as JSON, by the model
+    python3 - "$1" <<'PY'
+import glob, json, os, sys, tomllib
+def merge(a, b):
+    for k, v in b.items():
+        a[k] = merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
+    return a
+main = sys.argv[1]
+eff = tomllib.load(open(main, "rb"))
+for pat in eff.get("imports", []):
+    pat = pat if pat.startswith("/") else os.path.join(os.path.dirname(main), pat)
+    for f in sorted(glob.glob(pat)):
+        eff = merge(eff, tomllib.load(open(f, "rb")))
+print(json.dumps(eff))
+PY
+}
+mkdir -p "$T/v3/conf.d"; cp "$REPO/config/config.toml" "$T/v3/ours.toml"
+printf 'version = 3\nimports = ["%s/conf.d/*.toml"]\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' "$T/v3" >"$T/v3/config.toml"
+printf 'version = 3\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd]\n  default_runtime_name = "nvidia"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n  SystemdCgroup = true\n' >"$T/v3/conf.d/99-nvidia.toml"
+inst containerd --runtime-config "$T/v3/config.toml" --runtime-path "$SHIM" --config "$T/v3/ours.toml"
+M=$(merge_model "$T/v3/config.toml" 2>&1)
+[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; c=json.loads(sys.argv[1])["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]; g=c["runtimes"]["gpu-numa"]; print(c["default_runtime_name"], g["options"]["BinaryName"], g["options"]["SystemdCgroup"], "nvidia" in c["runtimes"])' "$M")" = "nvidia $SHIM True True" ] &&
+    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$T/v3/ours.toml" &&
+    pass "version 3 (containerd 2.x) with an nvidia-ctk drop-in: by the merge model, gpu-numa (a copy of runc, SystemdCgroup) sits beside NVIDIA's default under io.containerd.cri.v1.runtime; next chains to the drop-in's NVIDIA runtime" ||
+    fail "version 3 merge model" "rc $RC $(echo "$OUT" | one_line) model: $(echo "$M" | one_line)"
+
 # --- CRI-O (not in Debian 12: its files are checked with Python's TOML reader, not by CRI-O)
 mkdir -p "$T/crio/crio.conf.d"; cp "$REPO/config/config.toml" "$T/crio/ours.toml"; cp "$T/crio/ours.toml" "$T/crio/ours.original"
 printf '[crio.runtime]\ndefault_runtime = "nvidia"\n[crio.runtime.runtimes.runc]\nruntime_path = "/usr/bin/runc"\nruntime_root = "/run/runc"\n[crio.runtime.runtimes.nvidia]\nruntime_path = "/usr/bin/nvidia-container-runtime"\n' >"$T/crio/crio.conf"

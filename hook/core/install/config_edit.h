@@ -63,6 +63,9 @@ long long containerd_config_version(std::string_view text, const std::string& fi
 // imported file's (containerd issue 5837), so an entry in the main file would be ignored.
 std::vector<std::string> containerd_imports(std::string_view text, const std::string& file);
 bool containerd_defines_cri(std::string_view text, const std::string& file);
+// NVIDIA's runtime binary in a containerd file's CRI runtimes (any version's key; the file's
+// default first), "" when none: an imported drop-in (nvidia-ctk's) can hold it.
+std::string containerd_nvidia_binary(std::string_view text, const std::string& file);
 
 // CRI-O's runtime for the shim: our whole drop-in (crio.conf.d/99-gpu-numa.toml), given CRI-O's
 // files in the order it reads them (crio.conf, then crio.conf.d/*.toml): [crio.runtime.runtimes.

@@ -131,6 +131,17 @@ std::vector<std::string> containerd_imports(std::string_view text, const std::st
   return out;
 }
 
+std::string containerd_nvidia_binary(std::string_view text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  for (long long v : {1LL, 2LL, 3LL}) {
+    const toml::table* ctd = root["plugins"][containerd_cri_plugin(v)]["containerd"].as_table();
+    const toml::table* rts = ctd ? (*ctd)["runtimes"].as_table() : nullptr;
+    if (!rts) continue;
+    if (std::string b = nvidia_binary_of(*rts, (*ctd)["default_runtime_name"].value_or(std::string())); !b.empty()) return b;
+  }
+  return "";
+}
+
 bool containerd_defines_cri(std::string_view text, const std::string& file) {
   toml::table root = parse_toml(text, file);
   const toml::table* plugins = root["plugins"].as_table();

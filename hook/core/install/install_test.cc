@@ -181,6 +181,8 @@ TEST_CASE("containerd: imports and which files define the CRI plugin (nvidia-ctk
   CHECK(containerd_defines_cri("[plugins.cri.registry]\n", "d"));
   CHECK(containerd_defines_cri("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n", "d"));
   CHECK(!containerd_defines_cri("version = 2\n[grpc]\naddress = \"/s\"\n", "d"));
+  CHECK(containerd_nvidia_binary(kOperatorV2, "d") == "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+  CHECK(containerd_nvidia_binary("version = 2\n[grpc]\n", "d") == "");
 }
 
 TEST_CASE("docker: nvidia as default-runtime is seen, and uninstall puts the recorded default back") {
