@@ -154,10 +154,11 @@ class InstallState {
     nlohmann::json e = {{"file", file}, {"previous_default", previous_default}};
     if (previous_next) e["previous_next"] = *previous_next;
     j_[engine] = e;
+    changed_ = true;
   }
-  void forget(const std::string& engine) { j_.erase(engine); }
+  void forget(const std::string& engine) { changed_ |= j_.erase(engine) > 0; }
   void save(bool dry_run) const {
-    if (dry_run) return;
+    if (dry_run || !changed_) return;
     if (j_.empty()) {
       if (::unlink(path_.c_str()) != 0 && errno != ENOENT) fail_errno("cannot remove " + path_, errno);
       return;
@@ -170,6 +171,7 @@ class InstallState {
  private:
   std::string path_;
   nlohmann::json j_ = nlohmann::json::object();
+  bool changed_ = false;
 };
 
 // containerd 1.x replaces a plugin's whole table with an imported file's (issue 5837): when a file
