@@ -83,6 +83,11 @@ containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
 echo $! >"$TMP/containerd.pid"
 for i in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { fail "containerd start" "no socket: $(tail -5 "$TMP/containerd.log" | one_line)"; finish; }
+# the CRI plugin loads the configuration install wrote (our drop-in, imported by the main file)
+CRI=$(ctr -a "$SOCK" plugins ls 2>&1 | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }')
+[ "$CRI" = ok ] && echo "$OUT" | grep -q '^strategy: containerd 1\.6 ' &&
+    pass "containerd started with install's drop-in: its CRI plugin loads (status ok)" ||
+    fail "CRI plugin with our drop-in" "status '$CRI': $(grep -i 'cri' "$TMP/containerd.log" | grep -i -m3 'error\|fail' | one_line)"
 
 # ctr run through containerd's runc v2 shim, which calls our shim as its runc binary
 CTR="ctr -a $SOCK -n gnh"
