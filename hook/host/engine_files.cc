@@ -1,12 +1,11 @@
 #include "host/engine_files.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include <cerrno>
 #include <csignal>
