@@ -28,7 +28,7 @@ table() { awk -v h="[$2]" '$0 == h || $0 ~ "^ *\\[" { p = (index($0, h) && $0 ~ 
 inst() { OUT=$("$HOOK" install --runtime "$@" 2>&1); RC=$?; }
 # a fresh copy of our shipped config beside the engine files
 our_config() { cp "$REPO/config/config.toml" "$1/ours.toml"; cp "$1/ours.toml" "$1/ours.original"; }
-# the dump without its `imports` line (which lists the files read, ours among them)
+# the dump without its `imports` line: it lists the files read in Go map order, which varies
 dump_wo_imports() { dump "$1" | grep -v '^imports = '; }
 
 # ---------------------------------------------------------------- containerd 1.6, for real

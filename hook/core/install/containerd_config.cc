@@ -56,15 +56,6 @@ namespace {
 constexpr const char* kBuiltinRuntimeType = "io.containerd.runc.v2";
 constexpr const char* kDropinMarker = "# Written by `gpu-numa-hook install --runtime containerd`";
 
-std::string quoted(const std::string& v) {
-  std::string q = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
-
 // Byte offset of a toml++ source position (1-based line and column) in text.
 size_t offset_of(std::string_view text, toml::source_position p) {
   size_t off = 0;
@@ -111,9 +102,9 @@ std::string containerd_add_import(std::string_view text, const std::string& file
   if (const toml::array* a = t["imports"].as_array()) {
     *added_line = false;
     if (a->empty()) {
-      out.insert(offset_of(text, a->source().begin) + 1, quoted(entry));
+      out.insert(offset_of(text, a->source().begin) + 1, toml_quoted(entry));
     } else {
-      out.insert(offset_of(text, a->back().source().end), ", " + quoted(entry));
+      out.insert(offset_of(text, a->back().source().end), ", " + toml_quoted(entry));
     }
   } else {
     if (t.contains("imports")) fail(file + ": `imports` is not an array, left untouched");
@@ -124,7 +115,7 @@ std::string containerd_add_import(std::string_view text, const std::string& file
       at = nl == std::string_view::npos ? text.size() : nl + 1;
       if (nl == std::string_view::npos) out += "\n", ++at;
     }
-    out.insert(at, "imports = [" + quoted(entry) + "]\n");
+    out.insert(at, "imports = [" + toml_quoted(entry) + "]\n");
   }
   check_imports_edit(text, out, file, want);
   return out;
@@ -151,7 +142,7 @@ std::string containerd_remove_import(std::string_view text, const std::string& f
     const size_t start = text.rfind('\n', key) == std::string_view::npos ? 0 : text.rfind('\n', key) + 1;
     const size_t end = text.find('\n', offset_of(text, a->source().end));
     const std::string_view line = text.substr(start, (end == std::string_view::npos ? text.size() : end) - start);
-    if (line == "imports = [" + quoted(entry) + "]") {
+    if (line == "imports = [" + toml_quoted(entry) + "]") {
       out.erase(start, end == std::string_view::npos ? std::string::npos : end + 1 - start);
       toml::table rest = parse_toml_file(out, file);
       if (rest.contains("imports")) fail(file + ": cannot remove our `imports` line as text, left untouched");
@@ -339,7 +330,7 @@ class ContainerdConfig final : public EngineConfig {
     bool added_line = false;
     std::string entry;
     if (!main_text_) {
-      main_after = "version = " + std::to_string(version) + "\nimports = [" + quoted(kContainerdDropin) + "]\n";
+      main_after = "version = " + std::to_string(version) + "\nimports = [" + toml_quoted(kContainerdDropin) + "]\n";
       entry = kContainerdDropin;
       added_line = true;
     } else if (!reads_dropin(main_before)) {

@@ -23,6 +23,15 @@ std::string emit_toml(const toml::table& t) {
   return s;
 }
 
+std::string toml_quoted(const std::string& v) {
+  std::string q = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
 void deep_merge(toml::table& a, const toml::table& b) {
   for (const auto& [k, v] : b) {
     toml::table* into = a[k].as_table();

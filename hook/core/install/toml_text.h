@@ -13,6 +13,8 @@ namespace gnh {
 toml::table parse_toml_file(std::string_view text, const std::string& file);
 // Our own TOML text (toml++'s layout), ending in a newline.
 std::string emit_toml(const toml::table& t);
+// A TOML basic string: "v" with '"' and '\\' escaped.
+std::string toml_quoted(const std::string& v);
 // b's keys merged into a, tables merged key by key, anything else replaced (containerd 2.x's
 // merge of imported files, PR 9982).
 void deep_merge(toml::table& a, const toml::table& b);
