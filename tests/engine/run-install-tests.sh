@@ -22,7 +22,8 @@ SHIM=/usr/bin/gpu-numa-runtime
 NV=/usr/local/nvidia/toolkit/nvidia-container-runtime
 P='plugins."io.containerd.grpc.v1.cri".containerd'
 OURS_DROPIN=conf.d/99-zz-gpu-numa.toml
-dump() { containerd --config "$1" config dump 2>&1; }
+# (containerd's log lines, timestamped, left out)
+dump() { containerd --config "$1" config dump 2>&1 | grep -v '^time="'; }
 # the TOML table [$2] of dump $1, up to the next header
 table() { awk -v h="[$2]" '$0 == h || $0 ~ "^ *\\[" { p = (index($0, h) && $0 ~ "^ *\\" h "$") } p' <<<"$1"; }
 inst() { OUT=$("$HOOK" install --runtime "$@" 2>&1); RC=$?; }
