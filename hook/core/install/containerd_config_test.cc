@@ -253,6 +253,11 @@ TEST_CASE("containerd imports as text: appended or added, and taken out again, b
   CHECK(out == "version = 2\nimports = [\n  \"/a.toml\",  # first\n  '/b.toml', \"x.toml\",\n]\n");
   CHECK(containerd_remove_import(out, "m", "x.toml", false) == multi);
   CHECK(containerd_add_import("imports = []\n", "m", "x", &line) == "imports = [\"x\"]\n");
+  // brackets, '#' and quotes inside strings, CRLF line ends: the edit follows toml++'s positions
+  const std::string tricky = "version = 2\r\nimports = [ '/a]b#c.toml' , \"/q\\\"]\" ]  # [x]\r\n";
+  out = containerd_add_import(tricky, "m", "x", &line);
+  CHECK(out == "version = 2\r\nimports = [ '/a]b#c.toml' , \"/q\\\"]\", \"x\" ]  # [x]\r\n");
+  CHECK(containerd_remove_import(out, "m", "x", false) == tricky);
   CHECK(containerd_remove_import("imports = [\"x\"]\n", "m", "x", true) == "");
   CHECK(containerd_add_import("# top\n[grpc]\n", "m", "x", &line) == "imports = [\"x\"]\n# top\n[grpc]\n");
   CHECK(line);
