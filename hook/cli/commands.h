@@ -27,13 +27,14 @@ int run_check(const GlobalOptions& opts, const CheckOptions& check);
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
 
 struct InstallCommandOptions {
-  std::string runtime;  // docker, containerd, podman, crio, nvidia-legacy
+  std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy
   std::optional<std::string> runtime_config;  // the file (or hooks directory) to edit
   std::string runtime_path = "/usr/bin/gpu-numa-runtime";
   std::string hook_path = "/usr/bin/gpu-numa-hook";
   bool set_default = false;
   bool dry_run = false;
   bool uninstall = false;
+  std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
 };
 // Exit 0 done (or nothing to do), 2 error (the file is left untouched).
 int run_install(const GlobalOptions& opts, const InstallCommandOptions& install);

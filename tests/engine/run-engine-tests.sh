@@ -83,6 +83,11 @@ containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
 echo $! >"$TMP/containerd.pid"
 for i in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { fail "containerd start" "no socket: $(tail -5 "$TMP/containerd.log" | one_line)"; finish; }
+# the CRI plugin loads the configuration install wrote (our drop-in, imported by the main file)
+CRI=$(ctr -a "$SOCK" plugins ls 2>&1 | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }')
+[ "$CRI" = ok ] && echo "$OUT" | grep -q '^strategy: containerd 1\.6 ' &&
+    pass "containerd started with install's drop-in: its CRI plugin loads (status ok)" ||
+    fail "CRI plugin with our drop-in" "status '$CRI': $(grep -i 'cri' "$TMP/containerd.log" | grep -i -m3 'error\|fail' | one_line)"
 
 # ctr run through containerd's runc v2 shim, which calls our shim as its runc binary
 CTR="ctr -a $SOCK -n gnh"
@@ -167,6 +172,49 @@ drun default --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo de
 [ "$RC" = 0 ] && echo "$OUT" | grep -q default-ran && id_in_log | grep -q "action=allow gpus=/dev/nvidia0" &&
     pass "install --set-default: docker run without --runtime goes through gpu-numa (hook logged)" ||
     fail "docker --set-default" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+
+# NVIDIA's runtime displaced (issue 19): daemon.json as `nvidia-ctk runtime configure --set-as-default`
+# leaves it, with a stand-in nvidia-container-runtime (it logs, then execs runc) found by name in the
+# shim's fixed PATH: a tmpfs over /usr/local/sbin, in this namespace only. install --set-default
+# must chain the shim to it; uninstall must give nvidia back as the default.
+OUT=$("$HOOK" install --runtime docker --runtime-config "$TMP/daemon.json" --runtime-path "$SHIM" --uninstall 2>&1) ||
+    fail "uninstall before the NVIDIA case" "$(echo "$OUT" | one_line)"
+mount -t tmpfs -o size=1m,mode=0755 gnh-nvidia /usr/local/sbin || { fail "setup" "cannot mount a tmpfs over /usr/local/sbin"; finish; }
+NVLOG=$TMP/logs/nvidia-stand-in.log
+printf '#!/bin/sh
+echo "nvidia-container-runtime stand-in: $*" >>%s
+exec runc "$@"
+' "$NVLOG" >/usr/local/sbin/nvidia-container-runtime
+chmod 755 /usr/local/sbin/nvidia-container-runtime
+printf '{\n  "default-runtime": "nvidia",\n  "log-level": "warn",\n  "runtimes": {\n    "nvidia": {\n      "args": [],\n      "path": "nvidia-container-runtime"\n    }\n  }\n}\n' >"$TMP/daemon.json"
+cp "$TMP/daemon.json" "$TMP/daemon.nvidia"; cp /etc/gpu-numa-hook/config.toml "$TMP/ours.before"
+OUT=$("$HOOK" install --runtime docker --runtime-config "$TMP/daemon.json" --runtime-path "$SHIM" --set-default 2>&1); RC=$?
+[ "$RC" = 0 ] && grep -qxF 'next = ["/usr/local/sbin/nvidia-container-runtime", "runc", "crun"]' /etc/gpu-numa-hook/config.toml &&
+    echo "$OUT" | grep -qxF "chain: docker's runtime '/usr/local/sbin/nvidia-container-runtime' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in /etc/gpu-numa-hook/config.toml)" &&
+    [ "$(jq -r '."default-runtime"' "$TMP/daemon.json")" = gpu-numa ] &&
+    pass "daemon.json with default-runtime nvidia: install --set-default makes gpu-numa the default; our [runtime] next starts with nvidia's path, made absolute by the shim's PATH lookup" ||
+    fail "install over nvidia default" "rc $RC $(echo "$OUT" | one_line) next: $(grep '^next' /etc/gpu-numa-hook/config.toml | one_line)"
+stop_pidfile "$TMP/dockerd.pid"
+start_dockerd || { fail "dockerd restart" "$(tail -5 "$TMP/dockerd.log" | one_line)"; finish; }
+: >"$LOG"; : >"$NVLOG"
+drun chained --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo chained-ran'
+CID=$(id_in_log | sed 's/.*container=\([0-9a-f]*\) .*/\1/')
+[ "$RC" = 0 ] && echo "$OUT" | grep -q chained-ran && id_in_log | grep -q "action=allow gpus=/dev/nvidia0" &&
+    grep -q "^nvidia-container-runtime stand-in: .*create .*$CID" "$NVLOG" &&
+    pass "docker run (default runtime): gpu-numa-runtime -> NVIDIA's stand-in -> runc; our hook allowed and logged it" ||
+    fail "shim -> nvidia -> runc" "rc $RC $(echo "$OUT" | one_line) nvidia log: $(one_line <"$NVLOG") hook log: $(one_line <"$LOG")"
+OUT=$("$HOOK" install --runtime docker --runtime-config "$TMP/daemon.json" --runtime-path "$SHIM" --uninstall 2>&1); RC=$?
+[ "$RC" = 0 ] && cmp -s "$TMP/daemon.json" "$TMP/daemon.nvidia" && cmp -s /etc/gpu-numa-hook/config.toml "$TMP/ours.before" &&
+    [ "$(jq 'has("docker")' /etc/gpu-numa-hook/install-state.json)" = false ] &&
+    pass "--uninstall: daemon.json back to default-runtime nvidia byte for byte, our config's next as it was, docker's install state gone" ||
+    fail "uninstall nvidia default" "rc $RC $(echo "$OUT" | one_line) $(diff "$TMP/daemon.nvidia" "$TMP/daemon.json" | one_line) $(diff "$TMP/ours.before" /etc/gpu-numa-hook/config.toml | one_line) $(ls /etc/gpu-numa-hook | one_line)"
+stop_pidfile "$TMP/dockerd.pid"
+start_dockerd || { fail "dockerd restart" "$(tail -5 "$TMP/dockerd.log" | one_line)"; finish; }
+: >"$LOG"; : >"$NVLOG"
+drun unchained --device "$TMP/dev/nvidia0:/dev/nvidia0" gnh-busybox sh -c 'echo unchained-ran'
+[ "$RC" = 0 ] && echo "$OUT" | grep -q unchained-ran && grep -q "^nvidia-container-runtime stand-in: .*create " "$NVLOG" && [ ! -s "$LOG" ] &&
+    pass "after --uninstall: docker run goes to NVIDIA's runtime directly again, our hook not in the path" ||
+    fail "after uninstall" "rc $RC $(echo "$OUT" | one_line) nvidia log: $(one_line <"$NVLOG") hook log: $(one_line <"$LOG")"
 
 # examples/kubernetes: the image builds offline with this dockerd (FROM scratch), and every command
 # of the DaemonSet runs for real in it, with its securityContext (read-only root, no capability, no

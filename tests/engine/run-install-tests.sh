@@ -1,11 +1,12 @@
 #!/bin/bash
 # `gpu-numa-hook install` on the engine files GPU nodes really have (issue 19), checked with the
 # real containerd 1.6: `containerd --config FILE config dump` computes the effective configuration
-# (imports merged, defaults filled in) without starting a daemon. Cases: the GPU operator's layout
-# (nvidia the default, SystemdCgroup = true), --set-default, a second run, an unrelated edit between
-# install and uninstall, uninstall (the dump byte-identical to the original's), nvidia-ctk's drop-in
-# layout (refused, nothing written), a broken file, a missing file; Docker's daemon.json with
-# "default-runtime": "nvidia". Everything lives in a temp dir; the host's /etc is never touched.
+# (imports merged as 1.6 merges them, defaults filled in) without starting a daemon. containerd
+# 2.x is not packaged for Debian 12: its cases are checked with containerd2_merge_model.py, a model
+# of 2.x's import order, deep merge and version migration (a model, not containerd). CRI-O is not
+# packaged either: its drop-in is read back with Python's TOML reader. Docker's daemon.json is
+# checked here as a file; tests/engine/run-engine-tests.sh runs it with the real dockerd.
+# Everything lives in a temp dir; the host's /etc is never touched.
 # Usage: tests/engine/run-install-tests.sh [HOOK]
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
@@ -13,19 +14,28 @@ TALLY_NAME="install suite"
 . "$SCRIPT_DIR/../support/tally.sh"
 HOOK=$(cd "$(dirname "${1:-$REPO/build/gpu-numa-hook}")" && pwd)/$(basename "${1:-$REPO/build/gpu-numa-hook}")
 command -v containerd >/dev/null || { skip "all cases" "containerd is missing (tests/run-all.sh installs it)"; finish; }
+containerd --version | grep -q ' 1\.6\.' || { skip "all cases" "the cases expect Debian 12's containerd 1.6, found: $(containerd --version)"; finish; }
 [ -x "$HOOK" ] || { fail "binary" "$HOOK missing"; finish; }
 T=$(mktemp -d /tmp/gnh-install.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 SHIM=/usr/bin/gpu-numa-runtime
 NV=/usr/local/nvidia/toolkit/nvidia-container-runtime
-dump() { containerd --config "$1" config dump 2>&1; }
+P='plugins."io.containerd.grpc.v1.cri".containerd'
+OURS_DROPIN=conf.d/99-zz-gpu-numa.toml
+# (containerd's log lines, timestamped, left out)
+dump() { containerd --config "$1" config dump 2>&1 | grep -v '^time="'; }
 # the TOML table [$2] of dump $1, up to the next header
 table() { awk -v h="[$2]" '$0 == h || $0 ~ "^ *\\[" { p = (index($0, h) && $0 ~ "^ *\\" h "$") } p' <<<"$1"; }
 inst() { OUT=$("$HOOK" install --runtime "$@" 2>&1); RC=$?; }
+# a fresh copy of our shipped config beside the engine files
+our_config() { cp "$REPO/config/config.toml" "$1/ours.toml"; cp "$1/ours.toml" "$1/ours.original"; }
+# the dump without its `imports` line: it lists the files read in Go map order, which varies
+dump_wo_imports() { dump "$1" | grep -v '^imports = '; }
 
-# --- the GPU operator's layout
-mkdir -p "$T/op"
-cat >"$T/op/config.toml" <<TOML
+# ---------------------------------------------------------------- containerd 1.6, for real
+# --- the GPU operator's layout: nvidia the default, runc and nvidia with SystemdCgroup = true
+D_=$T/op; mkdir -p "$D_"; our_config "$D_"
+cat >"$D_/config.toml" <<TOML
 version = 2
 # the GPU operator wrote this
 [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -40,128 +50,214 @@ version = 2
     BinaryName = "$NV"
     SystemdCgroup = true
 TOML
-cp "$REPO/config/config.toml" "$T/op/ours.toml"
-cp "$T/op/config.toml" "$T/op/original.toml"; cp "$T/op/ours.toml" "$T/op/ours.original"
-ORIG=$(dump "$T/op/config.toml")
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml"
-D=$(dump "$T/op/config.toml")
-P='plugins."io.containerd.grpc.v1.cri".containerd'
+cp "$D_/config.toml" "$D_/original.toml"
+ORIG=$(dump "$D_/config.toml")
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --dry-run --config "$D_/ours.toml"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qxF "+imports = [\"$OURS_DROPIN\"]" && echo "$OUT" | grep -qxF "+++ $D_/$OURS_DROPIN" &&
+    echo "$OUT" | grep -qxF 'dry run: nothing written' && cmp -s "$D_/config.toml" "$D_/original.toml" && [ ! -e "$D_/conf.d" ] &&
+    pass "operator layout, --dry-run: the diff adds one imports line and our drop-in; nothing written" ||
+    fail "dry run" "rc $RC $(echo "$OUT" | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
 OPTS=$(table "$D" "$P.runtimes.gpu-numa.options")
-[ "$RC" = 0 ] && echo "$OPTS" | grep -qF "BinaryName = \"$SHIM\"" && echo "$OPTS" | grep -q 'SystemdCgroup = true' &&
-    table "$D" "$P.runtimes.gpu-numa" | grep -q 'runtime_type = "io.containerd.runc.v2"' &&
-    table "$D" "$P" | grep -q 'default_runtime_name = "nvidia"' &&
-    pass "operator layout: config dump shows gpu-numa as a copy of runc (SystemdCgroup = true, BinaryName = the shim), nvidia still the default" ||
+[ "$RC" = 0 ] && echo "$OPTS" | grep -qxF "            BinaryName = \"$SHIM\"" && echo "$OPTS" | grep -qxF '            SystemdCgroup = true' &&
+    table "$D" "$P.runtimes.gpu-numa" | grep -qxF '          runtime_type = "io.containerd.runc.v2"' &&
+    table "$D" "$P" | grep -qxF '      default_runtime_name = "nvidia"' &&
+    table "$D" "$P.runtimes.nvidia.options" | grep -qxF "            BinaryName = \"$NV\"" &&
+    pass "operator layout: config dump shows gpu-numa (runtime_type runc.v2, BinaryName the shim, SystemdCgroup = true copied from runc), nvidia still the default" ||
     fail "operator layout install" "rc $RC $(echo "$OUT" | one_line) options: $(echo "$OPTS" | one_line)"
-grep -qxF "next = [\"$NV\", \"runc\", \"crun\"]" "$T/op/ours.toml" && echo "$OUT" | grep -qF "chain: containerd's runtime '$NV' is NVIDIA's" &&
-    diff <(grep -v '^next = ' "$T/op/ours.original") <(grep -v '^next = ' "$T/op/ours.toml") >/dev/null &&
-    pass "operator layout: our [runtime] next chains to NVIDIA's runtime first ($NV, runc, crun), every other line of our config kept" ||
-    fail "chain to nvidia" "$(grep -n '^next' "$T/op/ours.toml" | one_line) out: $(echo "$OUT" | one_line)"
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml"
-[ "$RC" = 0 ] && echo "$OUT" | grep -q "nothing to do: already installed" && pass "second install: nothing to do" || fail "second install" "$(echo "$OUT" | one_line)"
+[ "$(diff "$D_/original.toml" "$D_/config.toml")" = "1a2
+> imports = [\"$OURS_DROPIN\"]" ] &&
+    echo "$OUT" | grep -qxF "strategy: containerd 1.6 (\`/usr/bin/containerd --version\`) replaces a plugin's whole table with an imported file's: $D_/$OURS_DROPIN carries the whole effective CRI table (from $D_/config.toml) plus gpu-numa; after editing that table, run install again" &&
+    pass "operator layout: the main file's text is unchanged but for one imports line; the output names the 1.x strategy" ||
+    fail "operator layout main text" "$(diff "$D_/original.toml" "$D_/config.toml" | one_line) out: $(echo "$OUT" | one_line)"
+grep -qxF "next = [\"$NV\", \"runc\", \"crun\"]" "$D_/ours.toml" &&
+    echo "$OUT" | grep -qxF "chain: containerd's runtime '$NV' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in $D_/ours.toml)" &&
+    [ "$(diff "$D_/ours.original" "$D_/ours.toml" | grep -c '^[<>]')" = 2 ] &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["containerd"]; assert r["previous_default"]=="nvidia" and r["previous_next"]==["runc","crun"] and r["import_added"]=="conf.d/99-zz-gpu-numa.toml", r' "$D_/install-state.json" &&
+    pass "operator layout: our [runtime] next chains to NVIDIA's runtime first ($NV, runc, crun), one line of our config changed; install-state.json records what was displaced" ||
+    fail "chain to nvidia" "$(grep -n '^next' "$D_/ours.toml" | one_line) out: $(echo "$OUT" | one_line) state: $(one_line <"$D_/install-state.json")"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qxF "nothing to do: already installed" && pass "second install: nothing to do" || fail "second install" "$(echo "$OUT" | one_line)"
 # --config after the subcommand is the same option as before it
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --set-default --config "$T/op/ours.toml"
-D=$(dump "$T/op/config.toml")
-[ "$RC" = 0 ] && table "$D" "$P" | grep -q 'default_runtime_name = "gpu-numa"' && pass "install --set-default (--config after the subcommand): gpu-numa is the default" ||
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --set-default --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && table "$D" "$P" | grep -qxF '      default_runtime_name = "gpu-numa"' && pass "install --set-default (--config after the subcommand): gpu-numa is the default" ||
     fail "--set-default" "rc $RC $(echo "$OUT" | one_line)"
-# an unrelated edit between install and uninstall (an operator adds a setting)
-sed -i '1a oom_score = -999' "$T/op/config.toml"
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --uninstall --config "$T/op/ours.toml"
-D=$(dump "$T/op/config.toml")
-[ "$RC" = 0 ] && table "$D" "$P" | grep -q 'default_runtime_name = "nvidia"' && ! echo "$D" | grep -q gpu-numa &&
-    echo "$D" | grep -q '^oom_score = -999' && cmp -s "$T/op/ours.toml" "$T/op/ours.original" && [ ! -e "$T/op/install-state.json" ] &&
-    pass "install, install --set-default, an unrelated edit, --uninstall: nvidia the default again, no gpu-numa, the edit kept, our config as it was" ||
-    fail "uninstall after an edit" "rc $RC $(echo "$OUT" | one_line) default: $(table "$D" "$P" | grep default_runtime | one_line)"
-# without the unrelated edit, uninstall gives back the original dump byte for byte
-cp "$T/op/original.toml" "$T/op/config.toml"
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml" --set-default
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml" --set-default
-inst containerd --runtime-config "$T/op/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml" --uninstall
-[ "$RC" = 0 ] && [ "$(dump "$T/op/config.toml")" = "$ORIG" ] && cmp -s "$T/op/config.toml" "$T/op/original.toml" &&
-    pass "install --set-default twice, --uninstall: the file is the original byte for byte (comments too) and config dump is identical" ||
-    fail "uninstall exact" "rc $RC $(echo "$OUT" | one_line) $(diff <(echo "$ORIG") <(dump "$T/op/config.toml") | head -5 | one_line)"
+# the operator edits the main file: a setting and a registry mirror in the CRI table. On 1.x our
+# drop-in holds a copy of that table, so install runs again; then uninstall keeps both edits.
+sed -i '1a oom_score = -999' "$D_/config.toml"
+printf '[plugins."io.containerd.grpc.v1.cri".registry.mirrors."docker.io"]\n  endpoint = ["https://mirror.example"]\n' >>"$D_/config.toml"
+cp "$D_/config.toml" "$D_/edited.toml"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && echo "$D" | grep -qF 'endpoint = ["https://mirror.example"]' && table "$D" "$P" | grep -qxF '      default_runtime_name = "gpu-numa"' &&
+    pass "a mirror added to the main file, install run again: the dump has the mirror, gpu-numa stays the default (the earlier --set-default kept)" ||
+    fail "re-run after edit" "rc $RC $(echo "$OUT" | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --uninstall --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && table "$D" "$P" | grep -qxF '      default_runtime_name = "nvidia"' && ! echo "$D" | grep -q gpu-numa &&
+    echo "$D" | grep -qxF 'oom_score = -999' && echo "$D" | grep -qF 'endpoint = ["https://mirror.example"]' &&
+    [ "$(diff "$D_/edited.toml" "$D_/config.toml")" = "3d2
+< imports = [\"$OURS_DROPIN\"]" ] && cmp -s "$D_/ours.toml" "$D_/ours.original" && [ ! -e "$D_/install-state.json" ] && [ ! -e "$D_/conf.d" ] &&
+    pass "install, --set-default, edits, --uninstall: nvidia the default again, no gpu-numa, both edits kept, our imports line, drop-in, state and chain gone" ||
+    fail "uninstall after an edit" "rc $RC $(echo "$OUT" | one_line) $(diff "$D_/edited.toml" "$D_/config.toml" | one_line)"
+cp "$D_/original.toml" "$D_/config.toml"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --set-default
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --set-default
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
+[ "$RC" = 0 ] && [ "$(dump "$D_/config.toml")" = "$ORIG" ] && cmp -s "$D_/config.toml" "$D_/original.toml" &&
+    pass "install --set-default twice, --uninstall: the main file is the original byte for byte and config dump is byte-identical" ||
+    fail "uninstall exact" "rc $RC $(echo "$OUT" | one_line) $(diff <(echo "$ORIG") <(dump "$D_/config.toml") | head -5 | one_line)"
 
-# --- nvidia-ctk >= 1.18's drop-in layout: containerd 1.x would ignore an entry in the main file
-mkdir -p "$T/ctk/conf.d"
-printf 'version = 2\nimports = ["%s/conf.d/*.toml"]\n# the operator\x27s main file\n[grpc]\n  address = "/run/containerd/containerd.sock"\n' "$T/ctk" >"$T/ctk/config.toml"
-printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n' >"$T/ctk/conf.d/99-nvidia.toml"
-cp -a "$T/ctk" "$T/ctk.orig"
-inst containerd --runtime-config "$T/ctk/config.toml" --runtime-path "$SHIM" --config "$T/ctk/ours.toml"
-[ "$RC" = 2 ] && echo "$OUT" | grep -qF "gpu-numa-hook: error: install: $T/ctk/config.toml imports $T/ctk/conf.d/99-nvidia.toml, which defines the CRI plugin table" &&
-    [ "$(echo "$OUT" | wc -l)" = 1 ] && diff -r "$T/ctk" "$T/ctk.orig" >/dev/null &&
-    pass "nvidia-ctk drop-in layout: refused (exit 2) in one line naming the drop-in and what to add there; nothing written" ||
-    fail "drop-in layout" "rc $RC $(echo "$OUT" | one_line)"
-dump "$T/ctk/config.toml" | grep -q 'BinaryName = "/usr/bin/nvidia-container-runtime"' &&
-    pass "(why) containerd 1.6 config dump of that layout takes the CRI table from the drop-in" || fail "drop-in dump" "no nvidia runtime in the dump"
+# --- nvidia-ctk >= 1.18's drop-in layout: the main file imports conf.d/*.toml, NVIDIA's drop-in holds
+# the whole CRI table. On 1.6 a CRI table in the main file would be ignored: ours copies NVIDIA's.
+D_=$T/ctk; mkdir -p "$D_/conf.d"; our_config "$D_"
+printf 'version = 2\nimports = ["%s/conf.d/*.toml"]\n# the operator\x27s main file\n[grpc]\n  address = "/run/containerd/containerd.sock"\n' "$D_" >"$D_/config.toml"
+cat >"$D_/conf.d/99-nvidia.toml" <<'TOML'
+version = 2
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "nvidia"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+  SystemdCgroup = true
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+  SystemdCgroup = true
+TOML
+cp -a "$D_" "$T/ctk.orig"
+ORIG=$(dump_wo_imports "$D_/config.toml")
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && cmp -s "$D_/config.toml" "$T/ctk.orig/config.toml" && cmp -s "$D_/conf.d/99-nvidia.toml" "$T/ctk.orig/conf.d/99-nvidia.toml" &&
+    table "$D" "$P.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = \"$SHIM\"" &&
+    table "$D" "$P.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
+    table "$D" "$P" | grep -qxF '      default_runtime_name = "nvidia"' &&
+    table "$D" "$P.runtimes.nvidia.options" | grep -qxF '            BinaryName = "/usr/bin/nvidia-container-runtime"' &&
+    echo "$OUT" | grep -qF "carries the whole effective CRI table (from $D_/conf.d/99-nvidia.toml) plus gpu-numa" &&
+    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
+    pass "nvidia-ctk drop-in layout: main file and 99-nvidia.toml untouched (the glob reads ours); config dump: gpu-numa beside NVIDIA's default, SystemdCgroup copied; chained" ||
+    fail "drop-in layout" "rc $RC $(echo "$OUT" | one_line) $(table "$D" "$P.runtimes.gpu-numa.options" | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
+rm -f "$D_/ours.toml.gpu-numa-hook.bak"; cp "$D_/ours.original" "$T/ctk.orig/ours.original"
+[ "$RC" = 0 ] && diff -r "$D_" "$T/ctk.orig" >/dev/null && [ "$(dump_wo_imports "$D_/config.toml")" = "$ORIG" ] &&
+    pass "nvidia-ctk drop-in layout, --uninstall: every file as it was, config dump identical" ||
+    fail "drop-in uninstall" "rc $RC $(diff -r "$D_" "$T/ctk.orig" | one_line)"
+# a file read after ours that defines the CRI table would replace ours on 1.x: refused, nothing written
+printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".registry]\n  config_path = "/etc/containerd/certs.d"\n' >"$D_/conf.d/zz-late.toml"
+cp -a "$D_" "$T/ctk.late"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $D_/conf.d/zz-late.toml is read after $D_/$OURS_DROPIN and defines the CRI plugin table: containerd 1.x would replace ours with it, so nothing was changed (make $D_/conf.d/zz-late.toml sort before $OURS_DROPIN)" ] &&
+    diff -r "$D_" "$T/ctk.late" >/dev/null && pass "a CRI table read after our drop-in: refused in one line naming it, nothing written" ||
+    fail "late CRI table" "rc $RC $(echo "$OUT" | one_line)"
 
-# --- a broken file: untouched, file and line named
-printf 'version = 2\n[plugins\nfoo = 1\n' >"$T/broken.toml"; cp "$T/broken.toml" "$T/broken.orig"
-inst containerd --runtime-config "$T/broken.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml"
-[ "$RC" = 2 ] && echo "$OUT" | grep -qF "gpu-numa-hook: error: install: $T/broken.toml: line 2" && cmp -s "$T/broken.toml" "$T/broken.orig" &&
-    pass "broken file: exit 2, '$T/broken.toml: line 2 ...', untouched" || fail "broken file" "rc $RC $(echo "$OUT" | one_line)"
+# --- broken files: untouched, file and line named
+printf 'version = 2\n[plugins\nfoo = 1\n' >"$T/broken.toml"; cp "$T/broken.toml" "$T/broken.orig"; our_config "$T"
+inst containerd --runtime-config "$T/broken.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+[ "$RC" = 2 ] && echo "$OUT" | grep -q "^gpu-numa-hook: error: install: $T/broken.toml: line 2, column 9: cannot parse, left untouched: " &&
+    [ "$(echo "$OUT" | wc -l)" = 1 ] &&
+    cmp -s "$T/broken.toml" "$T/broken.orig" && [ ! -e "$T/conf.d" ] &&
+    pass "broken main file: exit 2, one line naming file and line, untouched" || fail "broken file" "rc $RC $(echo "$OUT" | one_line)"
+mkdir -p "$T/bi/conf.d"; printf 'version = 2\nimports = ["conf.d/*.toml"]\n' >"$T/bi/config.toml"; printf 'version = 2\n\n[[x\n' >"$T/bi/conf.d/50-bad.toml"
+inst containerd --runtime-config "$T/bi/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+[ "$RC" = 2 ] && echo "$OUT" | grep -q "^gpu-numa-hook: error: install: $T/bi/conf.d/50-bad.toml: line 3, column 4: cannot parse, left untouched" &&
+    [ "$(echo "$OUT" | wc -l)" = 1 ] && [ "$(ls "$T/bi/conf.d")" = 50-bad.toml ] &&
+    pass "broken imported file: exit 2, the line names that file and line, nothing written" || fail "broken import" "rc $RC $(echo "$OUT" | one_line)"
 
-# --- a missing file: a version 2 config containerd accepts; uninstall removes it
-inst containerd --runtime-config "$T/new/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml"
+# --- a missing file: a version 2 main file importing our drop-in; CRI keeps its runc default
+inst containerd --runtime-config "$T/new/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
 D=$(dump "$T/new/config.toml")
-[ "$RC" = 0 ] && table "$D" "$P.runtimes.gpu-numa.options" | grep -qF "BinaryName = \"$SHIM\"" && pass "missing file: created as version 2, config dump shows gpu-numa" ||
-    fail "missing file" "rc $RC $(echo "$OUT" | one_line)"
-inst containerd --runtime-config "$T/new/config.toml" --runtime-path "$SHIM" --config "$T/op/ours.toml" --uninstall
-[ "$RC" = 0 ] && [ ! -e "$T/new/config.toml" ] && pass "missing file: --uninstall removes the file install created" || fail "uninstall created file" "rc $RC $(echo "$OUT" | one_line)"
+[ "$RC" = 0 ] && [ "$(cat "$T/new/config.toml")" = "version = 2
+imports = [\"$OURS_DROPIN\"]" ] && table "$D" "$P.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = \"$SHIM\"" &&
+    table "$D" "$P.runtimes.runc" | grep -qxF '          runtime_type = "io.containerd.runc.v2"' && table "$D" "$P" | grep -qxF '      default_runtime_name = "runc"' &&
+    pass "missing file: created as version 2 importing our drop-in; config dump shows gpu-numa and still the runc default runtime" ||
+    fail "missing file" "rc $RC $(echo "$OUT" | one_line) $(table "$D" "$P" | one_line)"
+inst containerd --runtime-config "$T/new/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml" --uninstall
+[ "$RC" = 0 ] && [ -z "$(ls -A "$T/new" 2>&1)" ] && pass "missing file: --uninstall removes both files install created" || fail "uninstall created file" "rc $RC $(ls -A "$T/new") $(echo "$OUT" | one_line)"
 
-# --- Docker with NVIDIA's runtime the default (nvidia-ctk runtime configure --set-as-default)
-mkdir -p "$T/docker"; cp "$REPO/config/config.toml" "$T/docker/ours.toml"; cp "$T/docker/ours.toml" "$T/docker/ours.original"
-printf '{\n  "default-runtime": "nvidia",\n  "runtimes": {\n    "nvidia": {\n      "args": [],\n      "path": "nvidia-container-runtime"\n    }\n  }\n}\n' >"$T/docker/daemon.json"
-cp "$T/docker/daemon.json" "$T/docker/daemon.orig"
-inst docker --runtime-config "$T/docker/daemon.json" --runtime-path "$SHIM" --set-default --config "$T/docker/ours.toml"
-[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["default-runtime"], d["runtimes"]["gpu-numa"]["path"], d["runtimes"]["nvidia"]["path"])' "$T/docker/daemon.json")" = "gpu-numa $SHIM nvidia-container-runtime" ] &&
-    grep -qxF 'next = ["nvidia-container-runtime", "runc", "crun"]' "$T/docker/ours.toml" &&
-    pass "docker, default-runtime nvidia: install --set-default makes gpu-numa the default and chains it to nvidia-container-runtime" ||
+# --- a version 1 file (no `version`): no drop-in, edited in place
+mkdir -p "$T/v1"; printf '[plugins.cri.containerd]\n  snapshotter = "overlayfs"\n[plugins.cri.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.cri.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' >"$T/v1/config.toml"
+ORIG=$(dump "$T/v1/config.toml")
+inst containerd --runtime-config "$T/v1/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+D=$(dump "$T/v1/config.toml")
+[ "$RC" = 0 ] && echo "$OUT" | grep -q '^strategy: config version 1 (no `version` key): no drop-in' && [ ! -e "$T/v1/conf.d" ] &&
+    table "$D" "$P.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
+    pass "version 1 file: no drop-in, gpu-numa added in place (config dump shows it, SystemdCgroup copied)" || fail "version 1" "rc $RC $(echo "$OUT" | one_line)"
+inst containerd --runtime-config "$T/v1/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml" --uninstall
+[ "$RC" = 0 ] && [ "$(dump "$T/v1/config.toml")" = "$ORIG" ] && pass "version 1 file, --uninstall: config dump identical to the original's" ||
+    fail "version 1 uninstall" "rc $RC $(diff <(echo "$ORIG") <(dump "$T/v1/config.toml") | head -5 | one_line)"
+
+# ---------------------------------------------------------------- containerd 2.x, by the model
+MODEL=$SCRIPT_DIR/containerd2_merge_model.py
+model() { python3 "$MODEL" "$1" 2>&1; }
+# model_get MAIN EXPR: EXPR evaluated on the model's effective config (c)
+model_get() { python3 -c 'import json,sys; c=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$(model "$1")" "$2" 2>&1; }
+R='c["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]'
+for V in 3 4; do
+    D_=$T/v$V; mkdir -p "$D_/conf.d"; our_config "$D_"
+    printf 'version = %s\nimports = ["%s/conf.d/*.toml"]\n# theirs\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' "$V" "$D_" >"$D_/config.toml"
+    printf 'version = %s\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd]\n  default_runtime_name = "nvidia"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n  SystemdCgroup = true\n' "$V" >"$D_/conf.d/99-nvidia.toml"
+    cp -a "$D_" "$D_.orig"; ORIG=$(model "$D_/config.toml")
+    CV=$([ "$V" = 3 ] && echo 2.1 || echo 2.3)
+    inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version "$CV" --set-default
+    [ "$RC" = 0 ] && [ "$(model_get "$D_/config.toml" "$R['default_runtime_name'], $R['runtimes']['gpu-numa']['options'], $R['runtimes']['gpu-numa']['runtime_type'], 'nvidia' in $R['runtimes']")" = "('gpu-numa', {'BinaryName': '$SHIM', 'SystemdCgroup': True}, 'io.containerd.runc.v2', True)" ] &&
+        cmp -s "$D_/config.toml" "$D_.orig/config.toml" &&
+        [ "$(python3 -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); print(d["version"], list(d["plugins"]), list(d["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]["runtimes"]))' "$D_/$OURS_DROPIN")" = "$V ['io.containerd.cri.v1.runtime'] ['gpu-numa']" ] &&
+        echo "$OUT" | grep -qxF "strategy: containerd $CV (--containerd-version) merges imported files key by key: $D_/$OURS_DROPIN holds only the gpu-numa runtime and the default" &&
+        grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
+        pass "version $V (containerd $CV, merge model) with nvidia-ctk's drop-in, --set-default: a minimal drop-in (version $V, gpu-numa only); effective: gpu-numa the default, a copy of runc (SystemdCgroup), NVIDIA's runtime kept and chained" ||
+        fail "version $V model" "rc $RC $(echo "$OUT" | one_line) model: $(model "$D_/config.toml" | one_line)"
+    inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version "$CV" --uninstall
+    rm -f "$D_/ours.toml.gpu-numa-hook.bak"
+    [ "$RC" = 0 ] && [ "$(model "$D_/config.toml")" = "$ORIG" ] && diff -r "$D_" "$D_.orig" >/dev/null &&
+        pass "version $V, --uninstall: every file as it was, the model's effective config identical" || fail "version $V uninstall" "rc $RC $(diff -r "$D_" "$D_.orig" | one_line)"
+done
+# a version 2 file under containerd 2.x: our drop-in stays version 2 (2.x migrates the merged result)
+D_=$T/v2on2; mkdir -p "$D_"; our_config "$D_"
+printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' >"$D_/config.toml"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version 2.0
+[ "$RC" = 0 ] && [ "$(model_get "$D_/config.toml" "$R['runtimes']['gpu-numa']['options'], 'default_runtime_name' in $R")" = "({'BinaryName': '$SHIM', 'SystemdCgroup': True}, False)" ] &&
+    grep -qxF 'version = 2' "$D_/$OURS_DROPIN" && pass "version 2 file under containerd 2.0 (merge model): a version 2 drop-in, gpu-numa effective under io.containerd.cri.v1.runtime after migration" ||
+    fail "v2 on 2.x" "rc $RC $(echo "$OUT" | one_line) model: $(model "$D_/config.toml" | one_line)"
+# a missing file under containerd 2.1: version 3
+inst containerd --runtime-config "$T/new3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml" --containerd-version 2.1
+[ "$RC" = 0 ] && head -1 "$T/new3/config.toml" | grep -qxF 'version = 3' &&
+    [ "$(model_get "$T/new3/config.toml" "sorted($R['runtimes'])")" = "['gpu-numa', 'runc']" ] &&
+    pass "missing file under containerd 2.1 (merge model): created as version 3, gpu-numa and runc effective" || fail "missing file 2.x" "rc $RC $(echo "$OUT" | one_line)"
+# version 3 with containerd 1.6 installed: refused
+inst containerd --runtime-config "$T/v3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $T/v3/config.toml: config version 3 is containerd 2.x's, but containerd 1.6 is installed (\`/usr/bin/containerd --version\`): left untouched" ] &&
+    pass "version 3 file with containerd 1.6 installed: refused in one line" || fail "v3 on 1.6" "rc $RC $(echo "$OUT" | one_line)"
+
+# ---------------------------------------------------------------- Docker's daemon.json
+D_=$T/docker; mkdir -p "$D_"; our_config "$D_"
+printf '{\n  "default-runtime": "nvidia",\n  "runtimes": {\n    "nvidia": {\n      "args": [],\n      "path": "nvidia-container-runtime"\n    }\n  }\n}\n' >"$D_/daemon.json"
+inst docker --runtime-config "$D_/daemon.json" --runtime-path "$SHIM" --set-default --config "$D_/ours.toml"
+[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["default-runtime"], d["runtimes"]["gpu-numa"]["path"], d["runtimes"]["nvidia"]["path"])' "$D_/daemon.json")" = "gpu-numa $SHIM nvidia-container-runtime" ] &&
+    grep -qxF 'next = ["nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
+    pass "docker, default-runtime nvidia: install --set-default makes gpu-numa the default and chains it to nvidia-container-runtime (not installed here: the name stays for the shim's PATH lookup)" ||
     fail "docker install" "rc $RC $(echo "$OUT" | one_line)"
-python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["registry-mirrors"]=["https://mirror.example"]; json.dump(d, open(p,"w"), indent=2)' "$T/docker/daemon.json"
-inst docker --runtime-config "$T/docker/daemon.json" --runtime-path "$SHIM" --uninstall --config "$T/docker/ours.toml"
-[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("default-runtime"), "gpu-numa" in d["runtimes"], d["registry-mirrors"][0])' "$T/docker/daemon.json")" = "nvidia False https://mirror.example" ] &&
-    cmp -s "$T/docker/ours.toml" "$T/docker/ours.original" &&
+python3 -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["registry-mirrors"]=["https://mirror.example"]; json.dump(d, open(p,"w"), indent=2)' "$D_/daemon.json"
+inst docker --runtime-config "$D_/daemon.json" --runtime-path "$SHIM" --uninstall --config "$D_/ours.toml"
+[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("default-runtime"), "gpu-numa" in d["runtimes"], d["registry-mirrors"][0])' "$D_/daemon.json")" = "nvidia False https://mirror.example" ] &&
+    cmp -s "$D_/ours.toml" "$D_/ours.original" &&
     pass "docker: a registry mirror added, then --uninstall: default-runtime nvidia restored (not deleted), the mirror kept, our config as it was" ||
-    fail "docker uninstall" "rc $RC $(echo "$OUT" | one_line) $(cat "$T/docker/daemon.json" | one_line)"
-# --- containerd 2.x (version 3 files) is not in Debian 12: a merge model of our own stands in for its
-# `config dump` (2.x reads the main file, then each import in glob order, and deep-merges plugin
-# tables, PR 9982; 1.x replaced them). Our entry in the main file survives an nvidia-ctk drop-in.
-merge_model() { # MAIN: the effective config as JSON, by the model
-    python3 - "$1" <<'PY'
-import glob, json, os, sys, tomllib
-def merge(a, b):
-    for k, v in b.items():
-        a[k] = merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v
-    return a
-main = sys.argv[1]
-eff = tomllib.load(open(main, "rb"))
-for pat in eff.get("imports", []):
-    pat = pat if pat.startswith("/") else os.path.join(os.path.dirname(main), pat)
-    for f in sorted(glob.glob(pat)):
-        eff = merge(eff, tomllib.load(open(f, "rb")))
-print(json.dumps(eff))
-PY
-}
-mkdir -p "$T/v3/conf.d"; cp "$REPO/config/config.toml" "$T/v3/ours.toml"
-printf 'version = 3\nimports = ["%s/conf.d/*.toml"]\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' "$T/v3" >"$T/v3/config.toml"
-printf 'version = 3\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd]\n  default_runtime_name = "nvidia"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n  SystemdCgroup = true\n' >"$T/v3/conf.d/99-nvidia.toml"
-inst containerd --runtime-config "$T/v3/config.toml" --runtime-path "$SHIM" --config "$T/v3/ours.toml"
-M=$(merge_model "$T/v3/config.toml" 2>&1)
-[ "$RC" = 0 ] && [ "$(python3 -c 'import json,sys; c=json.loads(sys.argv[1])["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]; g=c["runtimes"]["gpu-numa"]; print(c["default_runtime_name"], g["options"]["BinaryName"], g["options"]["SystemdCgroup"], "nvidia" in c["runtimes"])' "$M")" = "nvidia $SHIM True True" ] &&
-    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$T/v3/ours.toml" &&
-    pass "version 3 (containerd 2.x) with an nvidia-ctk drop-in: by the merge model, gpu-numa (a copy of runc, SystemdCgroup) sits beside NVIDIA's default under io.containerd.cri.v1.runtime; next chains to the drop-in's NVIDIA runtime" ||
-    fail "version 3 merge model" "rc $RC $(echo "$OUT" | one_line) model: $(echo "$M" | one_line)"
+    fail "docker uninstall" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$D_/daemon.json")"
 
-# --- CRI-O (not in Debian 12: its files are checked with Python's TOML reader, not by CRI-O)
-mkdir -p "$T/crio/crio.conf.d"; cp "$REPO/config/config.toml" "$T/crio/ours.toml"; cp "$T/crio/ours.toml" "$T/crio/ours.original"
-printf '[crio.runtime]\ndefault_runtime = "nvidia"\n[crio.runtime.runtimes.runc]\nruntime_path = "/usr/bin/runc"\nruntime_root = "/run/runc"\n[crio.runtime.runtimes.nvidia]\nruntime_path = "/usr/bin/nvidia-container-runtime"\n' >"$T/crio/crio.conf"
-inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml" --set-default
-[ "$RC" = 0 ] && [ "$(python3 -c 'import tomllib,sys; r=tomllib.load(open(sys.argv[1],"rb"))["crio"]["runtime"]; g=r["runtimes"]["gpu-numa"]; print(r["default_runtime"], g["runtime_path"], g["runtime_type"], g["runtime_root"])' "$T/crio/crio.conf.d/99-gpu-numa.toml")" = "gpu-numa $SHIM oci /run/runc" ] &&
-    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$T/crio/ours.toml" &&
+# ---------------------------------------------------------------- CRI-O (files only)
+D_=$T/crio; mkdir -p "$D_/crio.conf.d"; our_config "$D_"
+printf '[crio.runtime]\ndefault_runtime = "nvidia"\n[crio.runtime.runtimes.runc]\nruntime_path = "/usr/bin/runc"\nruntime_root = "/run/runc"\n[crio.runtime.runtimes.nvidia]\nruntime_path = "/usr/bin/nvidia-container-runtime"\n' >"$D_/crio.conf"
+inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml" --set-default
+[ "$RC" = 0 ] && [ "$(python3 -c 'import tomllib,sys; r=tomllib.load(open(sys.argv[1],"rb"))["crio"]["runtime"]; g=r["runtimes"]["gpu-numa"]; print(r["default_runtime"], g["runtime_path"], g["runtime_type"], g["runtime_root"])' "$D_/crio.conf.d/99-gpu-numa.toml")" = "gpu-numa $SHIM oci /run/runc" ] &&
+    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
     pass "CRI-O: crio.conf.d/99-gpu-numa.toml holds gpu-numa as a copy of runc (runtime_type oci, runtime_path the shim), the default; next chains to NVIDIA's runtime" ||
-    fail "crio-runtime install" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$T/crio/crio.conf.d/99-gpu-numa.toml" 2>/dev/null)"
-inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml"
-[ "$RC" = 0 ] && echo "$OUT" | grep -q "nothing to do" && pass "CRI-O: a second run (without --set-default) changes nothing" || fail "crio second run" "$(echo "$OUT" | one_line)"
-inst crio-runtime --runtime-config "$T/crio/crio.conf.d" --runtime-path "$SHIM" --config "$T/crio/ours.toml" --uninstall
-[ "$RC" = 0 ] && [ ! -e "$T/crio/crio.conf.d/99-gpu-numa.toml" ] && cmp -s "$T/crio/ours.toml" "$T/crio/ours.original" &&
+    fail "crio-runtime install" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$D_/crio.conf.d/99-gpu-numa.toml" 2>/dev/null)"
+inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qxF "nothing to do: already installed" && pass "CRI-O: a second run (without --set-default) changes nothing" || fail "crio second run" "$(echo "$OUT" | one_line)"
+inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
+[ "$RC" = 0 ] && [ ! -e "$D_/crio.conf.d/99-gpu-numa.toml" ] && cmp -s "$D_/ours.toml" "$D_/ours.original" &&
     pass "CRI-O: --uninstall removes our drop-in and gives our config back" || fail "crio uninstall" "rc $RC $(echo "$OUT" | one_line)"
 finish

@@ -1,8 +1,8 @@
-// `gpu-numa-hook install`: the edits it makes to each engine's configuration, as pure functions
-// (the file's text in, the new text out), so each is unit-tested on sample files and the host side
-// only reads, backs up and writes. Every edit is idempotent: installing twice gives the same text,
-// and uninstall removes exactly the entries install adds. A file that does not parse is a Failure
-// naming the file and the line.
+// `gpu-numa-hook install`: the edits it makes, as pure functions (the file's text in, the new text
+// out), so each is unit-tested on sample files and the host side only reads, backs up and writes.
+// Here: what every engine shares, and the files that are not an engine's (hooks.d, NVIDIA's legacy
+// config, our own config). Each engine's edit is behind engine_config.h. Every edit is idempotent,
+// and a file that does not parse is a Failure naming the file and the line.
 #pragma once
 
 #include <optional>
@@ -28,7 +28,7 @@ struct InstallOptions {
 // What an engine's file says about the runtimes install works with, read by the edit.
 struct EngineRuntimes {
   std::string default_runtime;  // the engine's default runtime name ("" = the engine's built-in)
-  std::string base_runtime;     // containerd/CRI-O: the entry ours was copied from ("" = none)
+  std::string base_runtime;     // containerd/CRI-O: the entry ours was copied from
   // NVIDIA's runtime (a name starting "nvidia", or a binary named nvidia-container-runtime*),
   // preferring the default: the binary the shim must chain to so NVIDIA's spec edits still happen.
   // "" = none configured.
@@ -37,45 +37,6 @@ struct EngineRuntimes {
 
 // Whether a runtime is NVIDIA's, by its name or its binary's file name.
 bool is_nvidia_runtime(std::string_view name, std::string_view binary);
-
-// Docker's daemon.json ("" = the file is missing): runtimes.gpu-numa = {path}; --set-default sets
-// default-runtime. Every other key is kept in its order. Uninstall removes our runtime, and
-// default-runtime when it names it.
-std::string edit_docker_daemon_json(std::string_view text, const std::string& file, const InstallOptions& o,
-                                    EngineRuntimes* seen = nullptr);
-
-// containerd's config.toml ("" = missing, written as a version 2 config): the CRI plugin's
-// containerd.runtimes.gpu-numa, a copy of the base runtime's whole entry (default_runtime_name
-// unless it is NVIDIA's, else runc, else crun: SystemdCgroup and every other option come along, as
-// nvidia-ctk does), with options.BinaryName = the shim and runtime_type set if missing;
-// --set-default sets containerd.default_runtime_name. The plugin key follows the file's version
-// (containerd_cri_plugin). toml++ re-emits the file: comments are not kept (the dry run says so).
-std::string edit_containerd_config(std::string_view text, const std::string& file, const InstallOptions& o,
-                                   EngineRuntimes* seen = nullptr);
-// The CRI plugin's key for a config version: 1 "cri", 2 "io.containerd.grpc.v1.cri", 3 and later
-// (containerd 2.x) "io.containerd.cri.v1.runtime".
-std::string containerd_cri_plugin(long long version);
-// A containerd file's `version` (1 when absent, as containerd reads it; 2 for an empty file, which
-// install writes as version 2).
-long long containerd_config_version(std::string_view text, const std::string& file);
-// The file's top-level `imports` (empty when none), and whether a file defines any table of a CRI
-// plugin (any version's key): containerd 1.x replaces the main file's whole plugin table with an
-// imported file's (containerd issue 5837), so an entry in the main file would be ignored.
-std::vector<std::string> containerd_imports(std::string_view text, const std::string& file);
-bool containerd_defines_cri(std::string_view text, const std::string& file);
-// NVIDIA's runtime binary in a containerd file's CRI runtimes (any version's key; the file's
-// default first), "" when none: an imported drop-in (nvidia-ctk's) can hold it.
-std::string containerd_nvidia_binary(std::string_view text, const std::string& file);
-
-// CRI-O's runtime for the shim: our whole drop-in (crio.conf.d/99-gpu-numa.toml), given CRI-O's
-// files in the order it reads them (crio.conf, then crio.conf.d/*.toml): [crio.runtime.runtimes.
-// gpu-numa] is a copy of the base runtime (default_runtime unless NVIDIA's, else runc, else crun)
-// with runtime_path = the shim and runtime_type = "oci"; --set-default adds default_runtime. ""
-// on uninstall (the file goes).
-std::string crio_runtime_dropin(const std::vector<std::pair<std::string, std::string>>& files, const InstallOptions& o,
-                                EngineRuntimes* seen = nullptr);
-// Whether our drop-in makes gpu-numa CRI-O's default (an earlier --set-default, kept by a re-run).
-bool crio_dropin_is_default(std::string_view our_dropin, const std::string& file);
 
 // The oci-hooks(5) file podman and CRI-O read from their hooks_dir; "" on uninstall.
 std::string hooks_d_file_text(const InstallOptions& o);

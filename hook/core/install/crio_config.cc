@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "base/error.h"
-#include "install/config_edit.h"
+#include "install/crio_config.h"
+#include "install/engine_config.h"
+#include "install/toml_text.h"
 
 namespace gnh {
 
@@ -16,13 +18,7 @@ std::string crio_runtime_dropin(const std::vector<std::pair<std::string, std::st
   std::string default_name;
   toml::table runtimes;
   for (const auto& [file, text] : files) {
-    toml::table t;
-    try {
-      t = toml::parse(text, file);
-    } catch (const toml::parse_error& e) {
-      fail(file + ": line " + std::to_string(e.source().begin.line) + ", column " +
-           std::to_string(e.source().begin.column) + ": cannot parse, left untouched: " + std::string(e.description()));
-    }
+    toml::table t = parse_toml_file(text, file);
     if (auto d = t["crio"]["runtime"]["default_runtime"].value<std::string>()) default_name = *d;
     if (const toml::table* rts = t["crio"]["runtime"]["runtimes"].as_table())
       for (const auto& [k, v] : *rts)
@@ -68,6 +64,63 @@ bool crio_dropin_is_default(std::string_view text, const std::string& file) {
   } catch (const toml::parse_error&) {
     return false;  // not ours as we wrote it: install rewrites it
   }
+}
+
+namespace {
+
+class CrioConfig final : public EngineConfig {
+ public:
+  CrioConfig(std::string dir, const ConfigReader& reader) : dir_(std::move(dir)), path_(dir_ + "/" + kCrioDropin) {
+    const std::string main_file = dir_.substr(0, dir_.rfind('/') + 1) + "crio.conf";
+    if (auto t = reader.read(main_file)) files_.emplace_back(main_file, *t);
+    for (const std::string& f : reader.glob(dir_ + "/*.toml"))
+      if (f != path_)
+        if (auto t = reader.read(f)) files_.emplace_back(f, *t);
+    ours_ = reader.read(path_);
+  }
+
+  EngineRuntimes runtimes() const override {
+    EngineRuntimes seen;
+    crio_runtime_dropin(files_, InstallOptions{}, &seen);
+    return seen;
+  }
+
+  EngineEdit add_runtime(const InstallOptions& o, const std::optional<InstallRecord>& recorded) const override {
+    const std::optional<InstallRecord> earlier = ours_ ? recorded : std::nullopt;  // else stale: our drop-in is gone
+    EngineEdit e;
+    InstallOptions io = o;
+    // a plain re-run keeps an earlier --set-default
+    io.set_default = o.set_default || (earlier && earlier->set_default) || (ours_ && crio_dropin_is_default(*ours_, path_));
+    e.changes.push_back({path_, ours_, crio_runtime_dropin(files_, io, &e.runtimes), true, true});
+    e.record.config = dir_;
+    e.record.dropin = path_;
+    e.record.set_default = io.set_default;
+    e.record.previous_default = earlier ? earlier->previous_default : e.runtimes.default_runtime;
+    if (earlier) e.record.previous_next = earlier->previous_next;
+    return e;
+  }
+
+  EngineEdit remove_runtime(const InstallOptions&, const std::optional<InstallRecord>&) const override {
+    EngineEdit e;
+    if (ours_) e.changes.push_back({path_, ours_, std::nullopt, true, true});
+    return e;
+  }
+
+  std::string restart_hint() const override {
+    return "restart CRI-O to apply: systemctl restart crio (pods then choose it with runtimeClassName: gpu-numa, "
+           "or it is the default with --set-default)";
+  }
+
+ private:
+  std::string dir_, path_;
+  std::vector<std::pair<std::string, std::string>> files_;
+  std::optional<std::string> ours_;
+};
+
+}  // namespace
+
+std::unique_ptr<EngineConfig> crio_config(const std::string& dropin_dir, const ConfigReader& reader) {
+  return std::make_unique<CrioConfig>(dropin_dir, reader);
 }
 
 }  // namespace gnh

@@ -1,7 +1,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
-#include "install/config_edit.h"
+#include "install/docker_config.h"
+#include "install/engine_config.h"
 
 namespace gnh {
 
@@ -60,6 +61,68 @@ std::string edit_docker_daemon_json(std::string_view text, const std::string& fi
   }
   if (d.empty()) return "{}\n";
   return d.dump(2) + "\n";
+}
+
+namespace {
+
+class DockerConfig final : public EngineConfig {
+ public:
+  DockerConfig(std::string file, const ConfigReader& reader) : file_(std::move(file)), text_(reader.read(file_)) {}
+
+  EngineRuntimes runtimes() const override {
+    EngineRuntimes seen;
+    edit_docker_daemon_json(text_.value_or(""), file_, InstallOptions{}, &seen);
+    return seen;
+  }
+
+  EngineEdit add_runtime(const InstallOptions& o, const std::optional<InstallRecord>& recorded) const override {
+    // A record whose install left no trace in the file (it was replaced since) is stale.
+    const std::optional<InstallRecord> earlier = has_ours() ? recorded : std::nullopt;
+    EngineEdit e;
+    InstallOptions io = o;
+    io.set_default = o.set_default || (earlier && earlier->set_default);
+    e.changes.push_back({file_, text_, edit_docker_daemon_json(text_.value_or(""), file_, io, &e.runtimes)});
+    e.record.config = file_;
+    e.record.set_default = io.set_default;
+    e.record.created_config = earlier ? earlier->created_config : !text_;
+    e.record.previous_default = earlier ? earlier->previous_default
+                                        : (e.runtimes.default_runtime == kRuntimeName ? "" : e.runtimes.default_runtime);
+    if (earlier) e.record.previous_next = earlier->previous_next;
+    return e;
+  }
+
+  EngineEdit remove_runtime(const InstallOptions& o, const std::optional<InstallRecord>& record) const override {
+    EngineEdit e;
+    if (!text_) return e;
+    InstallOptions io = o;
+    io.restore_default = record ? record->previous_default : "";
+    std::string after = edit_docker_daemon_json(*text_, file_, io);
+    if (record && record->created_config && after == "{}\n") e.changes.push_back({file_, text_, std::nullopt, true});  // install created it
+    else e.changes.push_back({file_, text_, after});
+    return e;
+  }
+
+  std::string restart_hint() const override { return "restart dockerd to apply: systemctl restart docker"; }
+
+ private:
+  bool has_ours() const {
+    if (!text_) return false;
+    try {
+      nlohmann::json d = nlohmann::json::parse(*text_);
+      return d.is_object() && d.contains("runtimes") && d["runtimes"].is_object() && d["runtimes"].contains(kRuntimeName);
+    } catch (const nlohmann::json::exception&) {
+      return false;  // the edit names the file and the line
+    }
+  }
+
+  std::string file_;
+  std::optional<std::string> text_;
+};
+
+}  // namespace
+
+std::unique_ptr<EngineConfig> docker_config(const std::string& daemon_json, const ConfigReader& reader) {
+  return std::make_unique<DockerConfig>(daemon_json, reader);
 }
 
 }  // namespace gnh

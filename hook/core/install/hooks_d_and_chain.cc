@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "install/config_edit.h"
+#include "install/toml_text.h"
 
 namespace gnh {
 
@@ -25,15 +26,6 @@ std::string trim(std::string_view s) {
   if (b == std::string_view::npos) return "";
   size_t e = s.find_last_not_of(" \t\r");
   return std::string(s.substr(b, e - b + 1));
-}
-
-std::string toml_string(const std::string& v) {
-  std::string q = "\"";
-  for (char ch : v) {
-    if (ch == '"' || ch == '\\') q += '\\';
-    q += ch;
-  }
-  return q + "\"";
 }
 
 // Our config edited as text, so its comments survive (it is a conffile the operator reads): the
@@ -75,7 +67,7 @@ std::string set_key_line(std::string_view text, const std::string& section, cons
 }  // namespace
 
 std::string set_chain_next_hook(std::string_view text, const std::string& next_hook) {
-  return set_key_line(text, "chain", "next-hook", "next-hook = " + toml_string(next_hook));
+  return set_key_line(text, "chain", "next-hook", "next-hook = " + toml_quoted(next_hook));
 }
 
 bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
@@ -85,32 +77,21 @@ bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
 
 std::string set_runtime_next(std::string_view text, const std::vector<std::string>& next) {
   std::string line = "next = [";
-  for (size_t i = 0; i < next.size(); ++i) line += (i ? ", " : "") + toml_string(next[i]);
+  for (size_t i = 0; i < next.size(); ++i) line += (i ? ", " : "") + toml_quoted(next[i]);
   return set_key_line(text, "runtime", "next", line + "]");
 }
 
 std::vector<std::string> runtime_next(std::string_view text, const std::string& file) {
   std::vector<std::string> out;
-  try {
-    toml::table t = toml::parse(text, file);
-    if (const toml::array* a = t["runtime"]["next"].as_array())
-      for (const auto& e : *a)
-        if (auto v = e.value<std::string>()) out.push_back(*v);
-  } catch (const toml::parse_error& e) {
-    fail(file + ": line " + std::to_string(e.source().begin.line) + ": cannot parse, left untouched: " +
-         std::string(e.description()));
-  }
+  toml::table t = parse_toml_file(text, file);
+  if (const toml::array* a = t["runtime"]["next"].as_array())
+    for (const auto& e : *a)
+      if (auto v = e.value<std::string>()) out.push_back(*v);
   return out;
 }
 
 std::string chain_next_hook(std::string_view text, const std::string& file) {
-  try {
-    toml::table t = toml::parse(text, file);
-    return t["chain"]["next-hook"].value_or(std::string());
-  } catch (const toml::parse_error& e) {
-    fail(file + ": line " + std::to_string(e.source().begin.line) + ": cannot parse, left untouched: " +
-         std::string(e.description()));
-  }
+  return parse_toml_file(text, file)["chain"]["next-hook"].value_or(std::string());
 }
 
 }  // namespace gnh

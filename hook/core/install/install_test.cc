@@ -5,6 +5,11 @@
 
 #include "base/error.h"
 #include "install/config_edit.h"
+#include "install/containerd_config.h"
+#include "install/crio_config.h"
+#include "install/docker_config.h"
+#include "install/engine_config.h"
+#include "install/test_files.h"
 
 using namespace gnh;
 
@@ -37,20 +42,7 @@ TEST_CASE("docker daemon.json: fresh, existing keys kept, idempotent, uninstall 
   CHECK_THROWS_AS(edit_docker_daemon_json("[]", "d", opts()), Error);
 }
 
-TEST_CASE("containerd config.toml: missing file becomes a version 2 config with our runtime") {
-  std::string fresh = edit_containerd_config("", "config.toml", opts(true));
-  toml::table t = toml::parse(fresh);
-  CHECK(t["version"].value_or(0) == 2);
-  auto ctd = t["plugins"]["io.containerd.grpc.v1.cri"]["containerd"];
-  CHECK(ctd["runtimes"]["gpu-numa"]["runtime_type"].value_or(std::string()) == "io.containerd.runc.v2");
-  CHECK(ctd["runtimes"]["gpu-numa"]["options"]["BinaryName"].value_or(std::string()) == "/usr/bin/gpu-numa-runtime");
-  CHECK(ctd["default_runtime_name"].value_or(std::string()) == "gpu-numa");
-  CHECK(edit_containerd_config(fresh, "config.toml", opts(true)) == fresh);
-  std::string back = edit_containerd_config(fresh, "config.toml", opts(false, true));
-  CHECK(toml::parse(back) == toml::parse("version = 2"));
-}
-
-TEST_CASE("containerd config.toml: an existing runtimes table keeps its runtimes, version 1 uses plugins.cri") {
+TEST_CASE("containerd, edited in place (version 1 files): runtimes kept, version 1 uses plugins.cri") {
   const std::string v2 = R"(version = 2
 root = "/var/lib/containerd"
 [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -168,21 +160,16 @@ TEST_CASE("containerd: the CRI plugin key follows the config version (1, 2, 3 an
   CHECK(t["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]["runtimes"]["gpu-numa"]["options"]["BinaryName"].value_or(std::string()) ==
         "/usr/bin/gpu-numa-runtime");
   CHECK(!t["plugins"]["io.containerd.grpc.v1.cri"]);
-  CHECK(containerd_config_version(v3, "c") == 3);
-  CHECK(containerd_config_version("[plugins.cri]\n", "c") == 1);
-  CHECK(containerd_config_version("", "c") == 2);
+  CHECK(containerd_file_version(v3, "c") == 3);
+  CHECK(containerd_file_version("[plugins.cri]\n", "c") == 0);
+  CHECK(containerd_file_version("", "c") == 0);
 }
 
-TEST_CASE("containerd: imports and which files define the CRI plugin (nvidia-ctk's drop-in does)") {
-  CHECK(containerd_imports("version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\", \"x.toml\"]\n", "c") ==
-        std::vector<std::string>{"/etc/containerd/conf.d/*.toml", "x.toml"});
-  CHECK(containerd_imports("version = 2\n", "c").empty());
+TEST_CASE("containerd: which files define the CRI plugin (nvidia-ctk's drop-in does)") {
   CHECK(containerd_defines_cri(kOperatorV2, "d"));
   CHECK(containerd_defines_cri("[plugins.cri.registry]\n", "d"));
   CHECK(containerd_defines_cri("version = 2\n[plugins.\"io.containerd.grpc.v1.cri\"]\n", "d"));
   CHECK(!containerd_defines_cri("version = 2\n[grpc]\naddress = \"/s\"\n", "d"));
-  CHECK(containerd_nvidia_binary(kOperatorV2, "d") == "/usr/local/nvidia/toolkit/nvidia-container-runtime");
-  CHECK(containerd_nvidia_binary("version = 2\n[grpc]\n", "d") == "");
 }
 
 TEST_CASE("docker: nvidia as default-runtime is seen, and uninstall puts the recorded default back") {
@@ -242,4 +229,57 @@ TEST_CASE("CRI-O runtime drop-in: a copy of the default runtime, the shim as run
         "gpu-numa");
   CHECK(crio_runtime_dropin({{"crio.conf", crio_conf}}, opts(false, true)) == "");
   CHECK_THROWS_WITH_AS(crio_runtime_dropin({{"/etc/crio/crio.conf", "[crio\n"}}, opts()), doctest::Contains("/etc/crio/crio.conf: line 1"), Error);
+}
+
+TEST_CASE("docker engine: install records the displaced default, --set-default kept on a re-run, uninstall restores it, a stale record is ignored") {
+  Files fs;
+  const std::string nvidia_json = "{\n  \"default-runtime\": \"nvidia\",\n  \"runtimes\": {\n    \"nvidia\": {\n      \"args\": [],\n"
+                                  "      \"path\": \"nvidia-container-runtime\"\n    }\n  }\n}\n";
+  fs.f["/d.json"] = nvidia_json;
+  EngineEdit e = docker_config("/d.json", fs)->add_runtime(opts(true), std::nullopt);
+  CHECK(e.record.previous_default == "nvidia");
+  CHECK(e.record.set_default);
+  CHECK(e.runtimes.nvidia_binary == "nvidia-container-runtime");
+  fs.apply(e);
+  // a plain re-run keeps the earlier --set-default: nothing changes
+  EngineEdit again = docker_config("/d.json", fs)->add_runtime(opts(), e.record);
+  CHECK(again.changes[0].after == again.changes[0].before);
+  CHECK(again.record.previous_default == "nvidia");
+  fs.apply(docker_config("/d.json", fs)->remove_runtime(opts(false, true), e.record));
+  CHECK(fs.f["/d.json"] == nvidia_json);
+  // a record left by an install whose file was replaced since: not followed
+  InstallRecord stale;
+  stale.previous_default = "";
+  stale.set_default = true;
+  EngineEdit fresh = docker_config("/d.json", fs)->add_runtime(opts(), stale);
+  CHECK(fresh.record.previous_default == "nvidia");
+  CHECK(!fresh.record.set_default);
+  CHECK(nlohmann::json::parse(*fresh.changes[0].after)["default-runtime"] == "nvidia");
+  // a file install created goes again on uninstall
+  Files none;
+  EngineEdit created = docker_config("/n.json", none)->add_runtime(opts(), std::nullopt);
+  CHECK(created.record.created_config);
+  none.apply(created);
+  none.apply(docker_config("/n.json", none)->remove_runtime(opts(false, true), created.record));
+  CHECK(none.f.empty());
+}
+
+TEST_CASE("CRI-O engine: crio.conf then crio.conf.d in order, our drop-in a copy of the default, removed on uninstall") {
+  Files fs;
+  fs.f["/etc/crio/crio.conf"] = "[crio.runtime]\ndefault_runtime = \"runc\"\n[crio.runtime.runtimes.runc]\nruntime_path = \"/usr/bin/runc\"\n";
+  fs.f["/etc/crio/crio.conf.d/10-crun.toml"] =
+      "[crio.runtime]\ndefault_runtime = \"crun\"\n[crio.runtime.runtimes.crun]\nruntime_path = \"/usr/bin/crun\"\nruntime_root = \"/run/crun\"\n";
+  EngineEdit e = crio_config("/etc/crio/crio.conf.d", fs)->add_runtime(opts(), std::nullopt);
+  CHECK(e.runtimes.default_runtime == "crun");
+  CHECK(e.runtimes.base_runtime == "crun");
+  REQUIRE(e.changes.size() == 1);
+  CHECK(e.changes[0].path == "/etc/crio/crio.conf.d/99-gpu-numa.toml");
+  CHECK(e.changes[0].dropin);
+  toml::table t = toml::parse(*e.changes[0].after);
+  CHECK(t["crio"]["runtime"]["runtimes"]["gpu-numa"]["runtime_root"].value_or(std::string()) == "/run/crun");
+  CHECK(t["crio"]["runtime"]["runtimes"]["gpu-numa"]["runtime_path"].value_or(std::string()) == "/usr/bin/gpu-numa-runtime");
+  fs.apply(e);
+  EngineEdit un = crio_config("/etc/crio/crio.conf.d", fs)->remove_runtime(opts(false, true), e.record);
+  REQUIRE(un.changes.size() == 1);
+  CHECK(!un.changes[0].after);
 }
