@@ -1,0 +1,206 @@
+#!/bin/bash
+# Kubernetes as kubelet drives it: Debian's containerd 1.6 with its CRI server, our runtime added by
+# `gpu-numa-hook install --runtime containerd`, driven over its gRPC socket with the CRI runtime.v1
+# calls kubelet makes (tests/engine/cri/cri_client.py; the messages from our own subset of the
+# published API, tests/engine/cri/cri_subset.proto, compiled here with grpc_tools.protoc):
+# RunPodSandbox on the host network (no CNI) with runtime handler gpu-numa, CreateContainer +
+# StartContainer of a GPU container, UpdateContainerResources with a cpuset_mems that drops the
+# GPU's memory node (kubelet's Memory Manager), and a refused start surfacing as the gRPC error.
+# Images are built offline (busybox-static) and imported with ctr. containerd runs in a private mount
+# namespace with the fake driver and /etc overlay (lib.sh), own root/state/socket, stopped by pid.
+# This host has one memory node (0): the update's widened value ("0-1") is recorded by a wrapper in
+# front of the real runc, which hands runc the part the host has (see the update case).
+# Usage: tests/engine/run-cri-tests.sh [HOOK] [RUNTIME]
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+. "$SCRIPT_DIR/lib.sh"
+HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
+SHIM=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
+PY=/usr/bin/python3   # Debian's, with python3-grpcio (a pyenv python3 earlier in PATH has no grpc)
+stop_pidfile() { # FILE: TERM, wait up to 15 s, then KILL
+    local pid i
+    pid=$(cat "$1" 2>/dev/null) || return 0
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null
+    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+}
+cleanup() {
+    local p d
+    # containerd's runc shims of this run: their command line names our socket
+    for p in $(pgrep -f "containerd-shim-runc-v2 .*$TMP/ctd" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    stop_pidfile "$TMP/containerd.pid"
+    for d in /sys/fs/cgroup/*/"gnh-cri-$RUNID"; do
+        [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null; }
+    done
+    grep -o " ${TMP}[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+    [ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP" 2>/dev/null
+}
+if [ -z "${GNH_TMP:-}" ]; then
+    trap cleanup EXIT
+    need_tools containerd ctr runc jq unshare busybox "$PY"
+    "$PY" -c 'import grpc, grpc_tools' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools missing (tests/run-all.sh installs them)"; finish; }
+    [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
+    make_rootfs
+    make_driver online0 0 online
+    # The next runtime: a wrapper that records what our shim passes on, then execs the real runc.
+    mkdir -p "$TMP/bin" "$TMP/rec"
+    cat >"$TMP/bin/runc-rec" <<PYW
+#!$PY
+# Records each call's argv (and an update's resources) and execs the real runc. This host has one
+# memory node: an update's cpu.mems is handed to runc intersected with the host's memory nodes, so a
+# value our shim widened to keep the GPU node ("0-1") can be applied here ("0"); the recorded file
+# keeps what our shim passed on.
+import json, os, sys
+rec = "$TMP/rec"
+args = sys.argv[1:]
+n = len(os.listdir(rec))
+open(f"{rec}/{n:03d}.argv", "w").write("\\n".join(args) + "\\n")
+if "create" in args and "--bundle" in args:  # what runc gets, kept for a failure's message
+    open(f"{rec}/{n:03d}.config.json", "w").write(open(args[args.index("--bundle") + 1] + "/config.json").read())
+if "update" in args and "--resources" in args and args[args.index("--resources") + 1] == "-":
+    text = sys.stdin.read()
+    open(f"{rec}/{n:03d}.update", "w").write(text)
+    res = json.loads(text)
+    def nodes(s):
+        out = set()
+        for part in filter(None, s.strip().split(",")):
+            a, _, b = part.partition("-")
+            out.update(range(int(a), int(b or a) + 1))
+        return out
+    mems = (res.get("cpu") or {}).get("mems")
+    if mems:
+        have = nodes(open("/sys/devices/system/node/has_memory").read())
+        res["cpu"]["mems"] = ",".join(str(x) for x in sorted(nodes(mems) & have))
+    r, w = os.pipe()
+    os.write(w, json.dumps(res).encode()); os.close(w)
+    os.dup2(r, 0)
+os.execvp("runc", ["runc"] + args)
+PYW
+    chmod 755 "$TMP/bin/runc-rec"
+    write_config cri "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/bin/runc-rec\"]"
+    for d in /run/containerd /opt/containerd; do
+        [ -e "$d" ] || { mkdir -p "$d" && echo "$d" >>"$TMP/created-dirs"; }
+    done
+    GNH_TMP=$TMP in_ns online0 cri /bin/bash "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM"
+    rc=$?
+    [ -f "$TMP/created-dirs" ] && while read -r d; do rmdir "$d" 2>/dev/null; done <"$TMP/created-dirs"
+    exit $rc
+fi
+for d in /run/containerd /opt/containerd; do mount -t tmpfs -o mode=0711 gnh-cri "$d" || { fail "setup" "cannot mount a tmpfs over $d"; finish; }; done
+
+# ---------------------------------------------------------------- inside the namespace
+LOG=$TMP/logs/cri.log
+CTD=$TMP/ctd
+SOCK=$CTD/containerd.sock
+CGP=/gnh-cri-$RUNID
+CPUSET=$(cpuset_mount)
+mkdir -p "$CTD" "$TMP/dev" "$TMP/podlogs" "$TMP/cni/bin" "$TMP/cni/conf" "$TMP/gen"
+mknod "$TMP/dev/nvidia0" c 195 0   # the host path CRI's Device names (containerd stats it; never opened)
+set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia/gpus/$GPU_BUS/numa_status"; }
+cri() { "$PY" "$SCRIPT_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
+
+"$PY" -m grpc_tools.protoc -I"$SCRIPT_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
+    { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
+
+# containerd with the CRI plugin: own root, state, socket; images on the native snapshotter; the
+# sandbox ("pause") image is ours; CNI directories empty (a host-network pod needs none); runc as
+# the default runtime with the cgroupfs driver (PID 1 here is not systemd); oom_score_adj restricted.
+IMG=docker.io/gnh/busybox:cri-$RUNID
+cat >"$CTD/config.toml" <<TOML
+version = 2
+root = "$CTD/root"
+state = "$CTD/state"
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMG"
+  disable_apparmor = true
+  # kubelet's sandboxes ask for oom_score_adj -998; lowering it needs CAP_SYS_RESOURCE, which this
+  # test's host may not give root: keep it at containerd's own value or above.
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$TMP/cni/bin"
+    conf_dir = "$TMP/cni/conf"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "native"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+TOML
+OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?
+# The handler the pods name is whatever runtimes key install made; containerd's own view decides.
+DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
+echo "$DUMP" | grep -q 'runtimes.gpu-numa\]' && echo "$DUMP" | grep -A3 'runtimes.gpu-numa.options\]' | grep -qF "BinaryName = \"$SHIM\"" ||
+    { fail "install --runtime containerd (CRI)" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; finish; }
+
+containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
+echo $! >"$TMP/containerd.pid"
+VER=""
+for i in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && break; sleep 0.2; done
+case "$VER" in
+    containerd\ *\ v1) pass "containerd's CRI server answers runtime.v1 Version over its socket: $VER" ;;
+    *) fail "CRI server up" "Version: '$VER'; containerd log: $(grep -i -E 'error|fatal' "$TMP/containerd.log" | tail -3 | one_line)"; finish ;;
+esac
+
+# the images, built offline and imported as kubelet's images live (namespace k8s.io)
+"$PY" "$SCRIPT_DIR/cri/make_image.py" "$TMP/image.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
+    OUT=$(ctr -a "$SOCK" -n k8s.io images import --snapshotter native "$TMP/image.tar" 2>&1) ||
+    { fail "image import" "$(echo "$OUT" | one_line)"; finish; }
+
+# 1. the pod: host network, runtime handler gpu-numa (RuntimeClass gpu-numa), cgroup parent ours
+SB=$(cri run-sandbox gpu-pod uid-$RUNID gpu-numa "$CGP" "$TMP/podlogs"); RC=$?
+if [ "$RC" = 0 ] && grep -q "container=$SB stage=prestart action=allow gpus=- .*fast path" "$LOG"; then
+    pass "RunPodSandbox (network NODE, no CNI) with runtime_handler gpu-numa: the sandbox went through our shim and hook (fast path)"
+else fail "RunPodSandbox gpu-numa" "rc $RC $SB log: $(one_line <"$LOG") containerd: $(grep -i error "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
+
+# 2. a GPU container (linux device /dev/nvidia0, c 195:0): created, started, allowed and logged
+C1=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cuda "$IMG" 'grep Mems_allowed_list /proc/self/status; exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
+OUT=$(cri start "$C1"); RC2=$?
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C1 stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
+    [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>/dev/null)" = 0 ]; then
+    pass "CreateContainer + StartContainer of a GPU container (device 195:0): the hook allowed it (required=0), cgroup $CGP/${C1:0:12}... cpuset.mems=0"
+else fail "GPU container start" "create rc $RC ($C1) start rc $RC2 ($OUT) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>&1) log: $(grep "container=$C1" "$LOG" | one_line)"; fi
+
+# 3. kubelet's Memory Manager: UpdateContainerResources with cpuset_mems "1", which drops the GPU's
+# memory node 0. Real: containerd's CRI server and runc shim deliver `runc update --resources -` to
+# our shim, which logs the patch and passes "0-1" on (recorded); runc applies it on the real cgroup
+# (intersected with this one-node host: "0") and the container keeps node 0.
+rm -f "$TMP"/rec/*.update
+OUT=$(cri update "$C1" 1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
+    grep -q "gpu-numa-runtime\[[0-9]*\] container=$C1 stage=runtime-update action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 .*update asked for cpuset.mems 1, which drops GPU memory node(s) 0" "$LOG" &&
+    [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems")" = 0 ]; then
+    pass "UpdateContainerResources cpuset_mems=1 (drops the GPU node): our shim passed 0-1 to runc (recorded), logged stage=runtime-update action=patch, the container's cpuset.mems is still 0"
+else fail "UpdateContainerResources keeps the GPU node" "rc $RC ($OUT) passed-on $(echo "$UPD" | one_line) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems") log: $(grep "stage=runtime-update" "$LOG" | one_line)"; fi
+# the same call with a value that keeps node 0: passed on untouched, no patch line
+rm -f "$TMP"/rec/*.update
+n_before=$(grep -c "action=patch" "$LOG")
+OUT=$(cri update "$C1" 0); RC=$?
+[ "$RC" = 0 ] && [ "$(jq -r .cpu.mems "$TMP"/rec/*.update 2>/dev/null)" = 0 ] && [ "$(grep -c "action=patch" "$LOG")" = "$n_before" ] &&
+    pass "UpdateContainerResources cpuset_mems=0 (keeps the GPU node): passed on unchanged, nothing logged as a patch" ||
+    fail "UpdateContainerResources cpuset_mems=0" "rc $RC ($OUT) passed-on $(cat "$TMP"/rec/*.update 2>/dev/null | one_line)"
+
+# 4. the GPU memory node goes offline: the next GPU container (NVIDIA_VISIBLE_DEVICES=0) is refused
+# at StartContainer (containerd creates the runc container there) with our line in the gRPC error
+set_status offline
+C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+OUT=$(cri start "$C2"); RC2=$?
+if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]*: .*gpu-numa-hook: container $C2: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet (numa_status: offline"; then
+    pass "StartContainer with the GPU memory node offline: the gRPC error carries our line: $(echo "$OUT" | one_line)"
+else fail "refused start through CRI" "create rc $RC ($C2) start rc $RC2: $(echo "$OUT" | one_line)"; fi
+set_status online
+
+# 5. teardown as kubelet does it: containers stopped and removed, then the sandbox
+ok=1
+for c in "$C1" "$C2"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null || ok=0; done
+cri stop-sandbox "$SB" >/dev/null && cri remove-sandbox "$SB" >/dev/null || ok=0
+[ "$ok" = 1 ] && pass "StopContainer/RemoveContainer/StopPodSandbox/RemovePodSandbox through the shim" || fail "teardown" "a stop/remove call failed"
+finish
