@@ -12,7 +12,7 @@
 . /guest-boot.sh
 
 # shellcheck disable=SC1091 # written by run-vm-test.sh
-. /etc/vmtest.env # HOOK_PRESENT=0|1
+. /etc/vmtest.env # HOOK_PRESENT=0|1, CPU_NODE, GPU_NODE, LATE_METHOD, PROBE_ADDR (see run-vm-test.sh)
 
 NPASS=0
 NFAIL=0
@@ -86,7 +86,7 @@ mkslice() {
 	done
 	IFS=$_old
 }
-SLICES="docker system.slice kubepods.slice/kubepods-burstable.slice kubepods.slice/kubepods-burstable.slice/pod-x machine.slice"
+SLICES="docker system.slice kubepods.slice/kubepods-burstable.slice kubepods.slice/kubepods-burstable.slice/pod-x machine.slice shim.slice"
 for s in $SLICES; do mkslice "$s"; done
 echo "  before onlining: root mems=$(cat $CS/cpuset.mems), $(for s in $SLICES; do printf '%s=%s ' "$s" "$(mems "$s")"; done)"
 
@@ -96,7 +96,7 @@ mkdir -p /proc/driver 2>/dev/null
 mount -t tmpfs -o mode=755 nvidia-fake /proc/driver
 mkdir -p $GPUDIR
 cp /fixture/information $GPUDIR/information
-set_numa_status() { printf 'Node:      %d\nStatus:    %s\n' 1 "$1" >$GPUDIR/numa_status; }
+set_numa_status() { printf 'Node:      %d\nStatus:    %s\n' "$GPU_NODE" "$1" >$GPUDIR/numa_status; }
 set_numa_status online_in_progress
 mknod -m 666 /dev/nvidia0 c 195 0
 mknod -m 666 /dev/nvidiactl c 195 255
@@ -145,58 +145,117 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	else
 		fail "d: /docker untouched" "mems $before -> $(mems docker); leftover dir: $(ls -d $CS/docker/ctr-d 2>&1)"
 	fi
+	# wait: the node is not online yet, so a short wait gives up with exit 1 and names it.
+	timeout 30 gpu-numa-hook --config /etc/gpu-numa-hook/config.toml wait --timeout 1 >/tmp/wait1.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /tmp/wait1.out
+	if [ $rc -eq 1 ] && grep -q "timed out after 1 s: .*waiting for $GPU_NODE " /tmp/wait1.out; then
+		pass "d: wait --timeout 1 before the memory comes exits 1: timed out, waiting for node $GPU_NODE"
+	else
+		fail "d: wait before onlining" "exit $rc (want 1), output: $(head -n 2 /tmp/wait1.out | tr '\n' ' ')"
+	fi
 else
 	skip "d" "no hook binary"
 fi
 
 # ---------------------------------------------------------------------------------------------
-phase online-node-1
-# What nvidia-persistenced does: online the GPU's memory blocks as movable memory.
+phase online-late-node
+# Bring node $GPU_NODE's memory as the driver does on this arch's machines, then online its blocks as
+# movable memory (what nvidia-persistenced, or the driver itself on Grace, does):
+#   blocks:     the blocks exist, offline (x86_64: a coldplugged pc-dimm the kernel did not online);
+#   virtio-mem: loading virtio_mem hot-adds them, driver-managed, as NVIDIA's driver does (aarch64);
+#   probe:      the probe file hot-adds them at PROBE_ADDR (ppc64le).
+echo "  late memory: $LATE_METHOD"
+case $LATE_METHOD in
+virtio-mem)
+	while read -r k; do
+		insmod "/lib/late-modules/$k.ko" || echo "  insmod $k failed"
+	done </lib/late-modules/order ;;
+probe)
+	echo "$PROBE_ADDR" >/sys/devices/system/memory/probe || echo "  probe of $PROBE_ADDR failed" ;;
+esac
 n=0
-for m in /sys/devices/system/memory/memory*; do
-	[ -e "$m/node1" ] || continue
-	if [ "$(cat "$m/state")" = offline ]; then
-		echo online_movable >"$m/state" && n=$((n + 1))
-	fi
+i=0
+while [ $n -eq 0 ] && [ $i -lt 50 ]; do
+	for m in /sys/devices/system/memory/memory*; do
+		[ -e "$m/node$GPU_NODE" ] || continue
+		if [ "$(cat "$m/state")" = offline ]; then
+			echo online_movable >"$m/state" && n=$((n + 1))
+		fi
+	done
+	[ $n -eq 0 ] && sleep 0.1
+	i=$((i + 1))
 done
 # The top cpuset gains the node from the kernel's hotplug work, asynchronously: wait a little.
 i=0
-while ! has_node "$(cat $CS/cpuset.mems)" 1 && [ $i -lt 50 ]; do
+while ! has_node "$(cat $CS/cpuset.mems)" "$GPU_NODE" && [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
 set_numa_status online
-echo "  onlined $n memory blocks of node 1; has_memory=$(cat /sys/devices/system/node/has_memory)"
+echo "  onlined $n memory blocks of node $GPU_NODE; has_memory=$(cat /sys/devices/system/node/has_memory)"
 echo "  after onlining: root mems=$(cat $CS/cpuset.mems), $(for s in $SLICES; do printf '%s=%s ' "$s" "$(mems "$s")"; done)"
 if [ "$n" -gt 0 ] && [ "$(cat $CS/cpuset.mems)" = 0-1 ]; then
-	pass "race: node 1 onlined late ($n blocks), root cpuset.mems=0-1"
+	pass "race: node $GPU_NODE onlined late ($n blocks), root cpuset.mems=0-1"
 else
-	fail "race: node 1 onlined late" "onlined $n blocks, root cpuset.mems=$(cat $CS/cpuset.mems)"
+	fail "race: node $GPU_NODE onlined late" "onlined $n blocks, root cpuset.mems=$(cat $CS/cpuset.mems)"
 	finish
 fi
 stale=""
-for s in $SLICES; do [ "$(mems "$s")" = 0 ] || stale="$stale $s=$(mems "$s")"; done
+for s in $SLICES; do [ "$(mems "$s")" = "$CPU_NODE" ] || stale="$stale $s=$(mems "$s")"; done
 if [ -z "$stale" ]; then
-	pass "race: slices created before onlining stayed stale (cpuset.mems=0)"
+	pass "race: slices created before onlining stayed stale (cpuset.mems=$CPU_NODE)"
 else
-	fail "race: slices stayed stale" "not 0:$stale"
+	fail "race: slices stayed stale" "not $CPU_NODE:$stale"
+fi
+
+# ---------------------------------------------------------------------------------------------
+if [ "$HOOK_PRESENT" = 1 ]; then
+	phase t-operator-commands
+	# topology, explain and wait on this kernel: what an operator runs (not sandboxed, but built for
+	# this arch like the hook).
+	H="timeout 30 gpu-numa-hook --config /etc/gpu-numa-hook/config.toml"
+	$H topology >/tmp/topology.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /tmp/topology.out
+	if [ $rc -eq 0 ] && grep -E -q "0000:01:00\.0 +$GPU_NODE +online " /tmp/topology.out; then
+		pass "t: topology exits 0 and shows GPU 0000:01:00.0 on memory node $GPU_NODE, online"
+	else
+		fail "t: topology" "exit $rc, output: $(head -n 3 /tmp/topology.out | tr '\n' ' ')"
+	fi
+	$H explain --bundle /bundles/ctr-b >/tmp/explain.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /tmp/explain.out
+	if [ $rc -eq 0 ] && grep -E -q '^action: +patch$' /tmp/explain.out && grep -q "adding NUMA node $GPU_NODE " /tmp/explain.out && [ "$(mems docker)" = "$CPU_NODE" ]; then
+		pass "t: explain of ctr-b exits 0, says patch, and writes nothing (/docker still $CPU_NODE)"
+	else
+		fail "t: explain" "exit $rc, /docker=$(mems docker), output: $(head -n 3 /tmp/explain.out | tr '\n' ' ')"
+	fi
+	$H wait --timeout 10 >/tmp/wait2.out 2>&1
+	rc=$?
+	sed 's/^/  | /' /tmp/wait2.out
+	if [ $rc -eq 0 ]; then
+		pass "t: wait exits 0 once node $GPU_NODE is online and in the root cpuset"
+	else
+		fail "t: wait after onlining" "exit $rc, output: $(head -n 2 /tmp/wait2.out | tr '\n' ' ')"
+	fi
 fi
 
 # ---------------------------------------------------------------------------------------------
 phase a-no-hook
 run_ctr ctr-a
 m=$(ctr_mems ctr-a)
-if [ -n "$m" ] && ! has_node "$m" 1; then
-	pass "a: without the hook the container's Mems_allowed_list lacks node 1 ($m)"
+if [ -n "$m" ] && ! has_node "$m" "$GPU_NODE"; then
+	pass "a: without the hook the container's Mems_allowed_list lacks node $GPU_NODE ($m)"
 else
-	fail "a: container Mems_allowed_list lacks node 1" "got '$m' (runc exit $RC)"
+	fail "a: container Mems_allowed_list lacks node $GPU_NODE" "got '$m' (runc exit $RC)"
 fi
-if grep -q '^numa_touch: node 1: FAILED' /tmp/ctr-a.out; then
-	pass "a: without the hook numa_touch 1 fails ($(sed -n 's/^numa_touch: node 1: FAILED: //p' /tmp/ctr-a.out))"
+if grep -q "^numa_touch: node $GPU_NODE: FAILED" /tmp/ctr-a.out; then
+	pass "a: without the hook numa_touch $GPU_NODE fails ($(sed -n "s/^numa_touch: node $GPU_NODE: FAILED: //p" /tmp/ctr-a.out))"
 else
-	fail "a: numa_touch 1 fails" "$(grep '^numa_touch: node' /tmp/ctr-a.out || echo 'no numa_touch result')"
+	fail "a: numa_touch $GPU_NODE fails" "$(grep '^numa_touch: node' /tmp/ctr-a.out || echo 'no numa_touch result')"
 fi
-if [ "$(mems docker)" = 0 ]; then
+if [ "$(mems docker)" = "$CPU_NODE" ]; then
 	pass "a: /docker still stale after a plain container"
 else
 	fail "a: /docker still stale" "cpuset.mems=$(mems docker)"
@@ -207,23 +266,23 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	phase b-hook-patch
 	run_ctr ctr-b
 	m=$(ctr_mems ctr-b)
-	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" 1; then
-		pass "b: with the hook the container starts and its Mems_allowed_list has node 1 ($m)"
+	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE"; then
+		pass "b: with the hook the container starts and its Mems_allowed_list has node $GPU_NODE ($m)"
 	else
-		fail "b: container Mems_allowed_list has node 1" "runc exit $RC, Mems_allowed_list '$m'"
+		fail "b: container Mems_allowed_list has node $GPU_NODE" "runc exit $RC, Mems_allowed_list '$m'"
 	fi
-	if grep -q '^numa_touch: node 1: OK' /tmp/ctr-b.out; then
-		pass "b: with the hook numa_touch 1 succeeds"
+	if grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-b.out; then
+		pass "b: with the hook numa_touch $GPU_NODE succeeds"
 	else
-		fail "b: numa_touch 1 succeeds" "$(grep '^numa_touch: node' /tmp/ctr-b.out || echo 'no numa_touch result')"
+		fail "b: numa_touch $GPU_NODE succeeds" "$(grep '^numa_touch: node' /tmp/ctr-b.out || echo 'no numa_touch result')"
 	fi
 	if [ "$(mems docker)" = 0-1 ]; then
 		pass "b: /docker cpuset.mems healed top-down to 0-1"
 	else
 		fail "b: /docker healed" "cpuset.mems=$(mems docker)"
 	fi
-	if [ "$(mems system.slice)" = 0 ] && [ "$(mems machine.slice)" = 0 ] && [ "$(mems kubepods.slice)" = 0 ]; then
-		pass "b: unrelated slices untouched (system.slice, machine.slice, kubepods.slice still 0)"
+	if [ "$(mems system.slice)" = "$CPU_NODE" ] && [ "$(mems machine.slice)" = "$CPU_NODE" ] && [ "$(mems kubepods.slice)" = "$CPU_NODE" ]; then
+		pass "b: unrelated slices untouched (system.slice, machine.slice, kubepods.slice still $CPU_NODE)"
 	else
 		fail "b: unrelated slices untouched" "system.slice=$(mems system.slice) machine.slice=$(mems machine.slice) kubepods.slice=$(mems kubepods.slice)"
 	fi
@@ -234,10 +293,10 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	fi
 	run_ctr ctr-b2
 	m=$(ctr_mems ctr-b2)
-	if [ -n "$m" ] && has_node "$m" 1 && grep -q '^numa_touch: node 1: OK' /tmp/ctr-b2.out; then
-		pass "b: a later container under /docker WITHOUT the hook gets node 1 ($m) and numa_touch 1 succeeds"
+	if [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-b2.out; then
+		pass "b: a later container under /docker WITHOUT the hook gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
 	else
-		fail "b: later container without hook gets node 1" "Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-b2.out || echo 'no numa_touch result')"
+		fail "b: later container without hook gets node $GPU_NODE" "Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-b2.out || echo 'no numa_touch result')"
 	fi
 
 	# -----------------------------------------------------------------------------------------
@@ -265,12 +324,12 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	# A container without a GPU under the stale system.slice: the hook must leave it alone.
 	run_ctr ctr-g
 	m=$(ctr_mems ctr-g)
-	if [ "$RC" -eq 0 ] && grep -q '^numa_touch: node 0: OK' /tmp/ctr-g.out && [ -n "$m" ] && ! has_node "$m" 1; then
-		pass "g: non-GPU container with the hook starts unchanged (Mems_allowed_list $m, numa_touch 0 OK)"
+	if [ "$RC" -eq 0 ] && grep -q "^numa_touch: node $CPU_NODE: OK" /tmp/ctr-g.out && [ -n "$m" ] && ! has_node "$m" "$GPU_NODE"; then
+		pass "g: non-GPU container with the hook starts unchanged (Mems_allowed_list $m, numa_touch $CPU_NODE OK)"
 	else
 		fail "g: non-GPU container starts unchanged" "runc exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-g.out || echo 'no numa_touch result')"
 	fi
-	if [ "$(mems system.slice)" = 0 ]; then
+	if [ "$(mems system.slice)" = "$CPU_NODE" ]; then
 		pass "g: system.slice untouched by a non-GPU container"
 	else
 		fail "g: system.slice untouched" "cpuset.mems=$(mems system.slice)"
@@ -286,8 +345,8 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	# The same fix registered at createRuntime (hooks.createRuntime) under the stale system.slice.
 	run_ctr ctr-f
 	m=$(ctr_mems ctr-f)
-	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" 1 && grep -q '^numa_touch: node 1: OK' /tmp/ctr-f.out; then
-		pass "f: createRuntime hook: container gets node 1 ($m) and numa_touch 1 succeeds"
+	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-f.out; then
+		pass "f: createRuntime hook: container gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
 	else
 		fail "f: createRuntime hook" "runc exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-f.out || echo 'no numa_touch result')"
 	fi
@@ -295,6 +354,31 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 		pass "f: system.slice healed to 0-1, log has stage=createRuntime action=patch"
 	else
 		fail "f: system.slice healed, logged" "system.slice=$(mems system.slice); log: $(grep 'ctr-f' /var/log/gpu-numa-hook.log 2>&1 | head -n 3)"
+	fi
+
+	# -----------------------------------------------------------------------------------------
+	phase s-runtime-shim
+	# gpu-numa-runtime in front of runc, as Docker/containerd run it: the bundle has no hook; the
+	# shim adds ours and execs runc, whose prestart hook then patches the stale /shim.slice.
+	if [ -x /usr/bin/gpu-numa-runtime ]; then
+		echo "  \$ gpu-numa-runtime --root /run/runc run --no-pivot --bundle /bundles/ctr-s ctr-s"
+		timeout 60 gpu-numa-runtime --root /run/runc run --no-pivot --bundle /bundles/ctr-s ctr-s </dev/null >/tmp/ctr-s.out 2>&1
+		RC=$?
+		sed 's/^/  | /' /tmp/ctr-s.out
+		$RUNC delete -f ctr-s >/dev/null 2>&1
+		m=$(ctr_mems ctr-s)
+		if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-s.out; then
+			pass "s: through the shim the container gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
+		else
+			fail "s: runtime shim" "exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-s.out || echo 'no numa_touch result')"
+		fi
+		if [ "$(mems shim.slice)" = 0-1 ] && grep 'container=ctr-s ' /var/log/gpu-numa-hook.log 2>/dev/null | grep -q 'action=patch'; then
+			pass "s: shim.slice healed to 0-1, hook log has container=ctr-s action=patch"
+		else
+			fail "s: shim.slice healed, logged" "shim.slice=$(mems shim.slice); log: $(grep 'ctr-s' /var/log/gpu-numa-hook.log 2>&1 | head -n 3)"
+		fi
+	else
+		fail "s: runtime shim" "/usr/bin/gpu-numa-runtime missing from the guest"
 	fi
 
 	# -----------------------------------------------------------------------------------------
@@ -324,7 +408,7 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 		rc3=$?
 		sed 's/^/  | /' /tmp/check3.out
 		echo "  (exit $rc3)"
-		if [ $rc3 -eq 0 ] && has_node "$(mems machine.slice)" 1; then
+		if [ $rc3 -eq 0 ] && has_node "$(mems machine.slice)" "$GPU_NODE"; then
 			pass "e: after check --fix (exit $rc2), check exits 0 and machine.slice cpuset.mems=$(mems machine.slice)"
 		else
 			fail "e: check after fix" "check --fix exit $rc2, then check exit $rc3 (want 0), machine.slice mems=$(mems machine.slice)"
@@ -336,6 +420,35 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	fi
 else
 	skip "b, c, e" "no hook binary"
+fi
+
+# ---------------------------------------------------------------------------------------------
+if [ "$HOOK_PRESENT" = 1 ]; then
+	phase z-sandbox
+	# Every hook run above was sandboxed (seccomp filter built for this arch, denied calls fail
+	# with EPERM): none may have been killed by SIGSYS or have run with the filter not installed.
+	n=$(grep -c 'stage=' /var/log/gpu-numa-hook.log 2>/dev/null || true)
+	# EPERM too: everything here runs as root, so the only EPERM a hook can meet is the filter's.
+	bad=$(grep -l -i -E 'sandbox incomplete|bad system call|SIGSYS|Operation not permitted' /var/log/gpu-numa-hook.log /tmp/*.out 2>/dev/null | tr '\n' ' ')
+	if [ "${n:-0}" -gt 0 ] && [ -z "$bad" ]; then
+		pass "z: $n hook log lines on $(uname -m), none with 'sandbox incomplete', SIGSYS or EPERM"
+	else
+		fail "z: sandbox complete on $(uname -m)" "$n hook log lines; found in: ${bad:-nothing}$(grep -h -i -E 'sandbox incomplete|bad system call|Operation not permitted' /var/log/gpu-numa-hook.log /tmp/*.out 2>/dev/null | head -n 2 | sed 's/^/ | /')"
+	fi
+	# The sandbox's unit tests on this kernel: the filter it holds is the build's, byte for byte;
+	# execve, fork, sockets and executable memory fail; what the hook needs still works.
+	if [ -x /bin/host_unit_tests ]; then
+		timeout 120 host_unit_tests -tc='inside the sandbox*,the filter the kernel holds*,the build-time seccomp program*,the sandbox keeps*' >/tmp/sandbox-tests.txt 2>&1
+		rc=$?
+		sed 's/^/  | /' /tmp/sandbox-tests.txt
+		if [ $rc -eq 0 ] && grep -E -q 'test cases: +7 \| +7 passed \| +0 failed' /tmp/sandbox-tests.txt; then
+			pass "z: the sandbox's 7 unit tests pass on this $(uname -m) kernel (seccomp, capabilities, no-new-privs)"
+		else
+			fail "z: sandbox unit tests on $(uname -m)" "exit $rc, $(grep 'test cases:' /tmp/sandbox-tests.txt || echo 'no doctest summary')"
+		fi
+	else
+		echo "  (no host_unit_tests in this guest: the sandbox unit tests ran natively instead)"
+	fi
 fi
 
 finish
