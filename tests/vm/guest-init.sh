@@ -103,12 +103,14 @@ mknod -m 666 /dev/nvidiactl c 195 255
 echo "  fake driver: $(ls /proc/driver/nvidia/gpus) numa_status: $(tr '\n' ' ' <$GPUDIR/numa_status)"
 
 RUNC="runc --root /run/runc" # word-split on purpose below
-# run_ctr ID: runc run of bundle /bundles/ID (cgroupsPath .../ID), output in /tmp/ID.out, exit status in RC
+# run_ctr ID [RUNTIME]: `RUNTIME run` (default runc) of bundle /bundles/ID (cgroupsPath .../ID),
+# output in /tmp/ID.out, exit status in RC
 run_ctr() {
-	echo "  \$ runc run --no-pivot --bundle /bundles/$1 $1   ($(jq_cg "$1"), hook: $(grep -q gpu-numa-hook "/bundles/$1/config.json" && echo yes || echo no))"
+	_rt=${2:-$RUNC}
+	echo "  \$ ${_rt%% *} run --no-pivot --bundle /bundles/$1 $1   ($(jq_cg "$1"), hook: $(grep -q gpu-numa-hook "/bundles/$1/config.json" && echo yes || echo no))"
 	_t=$(now)
 	# shellcheck disable=SC2086
-	timeout 60 $RUNC run --no-pivot --bundle "/bundles/$1" "$1" </dev/null >"/tmp/$1.out" 2>&1
+	timeout 60 $_rt run --no-pivot --bundle "/bundles/$1" "$1" </dev/null >"/tmp/$1.out" 2>&1
 	RC=$?
 	sed 's/^/  | /' "/tmp/$1.out"
 	echo "  (exit $RC, $(awk -v a="$_t" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}')s)"
@@ -129,6 +131,22 @@ expect_refused() {
 		fail "$1: container process did not run" "numa_touch ran: $(grep '^numa_touch: node' "/tmp/$2.out")"
 	else
 		pass "$1: container process did not run"
+	fi
+}
+
+# expect_patched SCENARIO CTR SLICE LOG-PATTERN WHAT: after run_ctr CTR, the container got the GPU's
+# node and touched it, SLICE was healed to 0-1, and the hook logged LOG-PATTERN for CTR.
+expect_patched() {
+	m=$(ctr_mems "$2")
+	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" "/tmp/$2.out"; then
+		pass "$1: $5: container gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
+	else
+		fail "$1: $5" "exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' "/tmp/$2.out" || echo 'no numa_touch result')"
+	fi
+	if [ "$(mems "$3")" = 0-1 ] && grep "container=$2 " /var/log/gpu-numa-hook.log 2>/dev/null | grep -q "$4"; then
+		pass "$1: $3 healed to 0-1, log has container=$2 $4"
+	else
+		fail "$1: $3 healed, logged" "$3=$(mems "$3"); log: $(grep "$2" /var/log/gpu-numa-hook.log 2>&1 | head -n 3)"
 	fi
 }
 
@@ -344,39 +362,15 @@ if [ "$HOOK_PRESENT" = 1 ]; then
 	phase f-createRuntime-stage
 	# The same fix registered at createRuntime (hooks.createRuntime) under the stale system.slice.
 	run_ctr ctr-f
-	m=$(ctr_mems ctr-f)
-	if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-f.out; then
-		pass "f: createRuntime hook: container gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
-	else
-		fail "f: createRuntime hook" "runc exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-f.out || echo 'no numa_touch result')"
-	fi
-	if [ "$(mems system.slice)" = 0-1 ] && grep 'container=ctr-f ' /var/log/gpu-numa-hook.log 2>/dev/null | grep -q 'stage=createRuntime action=patch'; then
-		pass "f: system.slice healed to 0-1, log has stage=createRuntime action=patch"
-	else
-		fail "f: system.slice healed, logged" "system.slice=$(mems system.slice); log: $(grep 'ctr-f' /var/log/gpu-numa-hook.log 2>&1 | head -n 3)"
-	fi
+	expect_patched f ctr-f system.slice 'stage=createRuntime action=patch' "createRuntime hook"
 
 	# -----------------------------------------------------------------------------------------
 	phase s-runtime-shim
 	# gpu-numa-runtime in front of runc, as Docker/containerd run it: the bundle has no hook; the
 	# shim adds ours and execs runc, whose prestart hook then patches the stale /shim.slice.
 	if [ -x /usr/bin/gpu-numa-runtime ]; then
-		echo "  \$ gpu-numa-runtime --root /run/runc run --no-pivot --bundle /bundles/ctr-s ctr-s"
-		timeout 60 gpu-numa-runtime --root /run/runc run --no-pivot --bundle /bundles/ctr-s ctr-s </dev/null >/tmp/ctr-s.out 2>&1
-		RC=$?
-		sed 's/^/  | /' /tmp/ctr-s.out
-		$RUNC delete -f ctr-s >/dev/null 2>&1
-		m=$(ctr_mems ctr-s)
-		if [ "$RC" -eq 0 ] && [ -n "$m" ] && has_node "$m" "$GPU_NODE" && grep -q "^numa_touch: node $GPU_NODE: OK" /tmp/ctr-s.out; then
-			pass "s: through the shim the container gets node $GPU_NODE ($m) and numa_touch $GPU_NODE succeeds"
-		else
-			fail "s: runtime shim" "exit $RC, Mems_allowed_list '$m', $(grep '^numa_touch: node' /tmp/ctr-s.out || echo 'no numa_touch result')"
-		fi
-		if [ "$(mems shim.slice)" = 0-1 ] && grep 'container=ctr-s ' /var/log/gpu-numa-hook.log 2>/dev/null | grep -q 'action=patch'; then
-			pass "s: shim.slice healed to 0-1, hook log has container=ctr-s action=patch"
-		else
-			fail "s: shim.slice healed, logged" "shim.slice=$(mems shim.slice); log: $(grep 'ctr-s' /var/log/gpu-numa-hook.log 2>&1 | head -n 3)"
-		fi
+		run_ctr ctr-s "gpu-numa-runtime --root /run/runc"
+		expect_patched s ctr-s shim.slice 'stage=prestart action=patch' "through the runtime shim"
 	else
 		fail "s: runtime shim" "/usr/bin/gpu-numa-runtime missing from the guest"
 	fi
