@@ -22,6 +22,31 @@ chmod 755 "$TMP"
 RUNID=$(basename "$TMP" | sed 's/^gnh-eng\.//' | tr 'A-Z' 'a-z')
 mkdir -p "$TMP"/{rootfs/bin,rootfs/proc,rootfs/dev,rootfs/sys,rootfs/etc,rootfs/tmp,drivers,cfg,logs,bundles,state,out}
 
+stop_pidfile() { # FILE: TERM, wait up to 15 s, then KILL
+    local pid i
+    pid=$(cat "$1" 2>/dev/null) || return 0
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null
+    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+}
+# engine_cleanup CGROUP...: what an engine suite's EXIT trap undoes: dockerd, containerd's runc shims
+# of this run (their command line names our socket) and containerd, each by pid; the named cgroups
+# in every hierarchy; the mounts under $TMP; $TMP itself (kept with GNH_RT_KEEP=1).
+engine_cleanup() {
+    local p d n
+    stop_pidfile "$TMP/dockerd.pid"
+    for p in $(pgrep -f "containerd-shim-runc-v2 .*$TMP/ctd" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    stop_pidfile "$TMP/containerd.pid"
+    for n in "$@"; do
+        for d in /sys/fs/cgroup/*/"$n"; do
+            [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null; }
+        done
+    done
+    grep -o " ${TMP}[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+    [ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP" 2>/dev/null
+}
+
 make_rootfs() {
     local bb
     bb=$(command -v busybox)

@@ -11,26 +11,7 @@ REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 . "$SCRIPT_DIR/lib.sh"
 HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 SHIM=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
-stop_pidfile() { # FILE: TERM, wait up to 15 s, then KILL
-    local pid i
-    pid=$(cat "$1" 2>/dev/null) || return 0
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null
-    for i in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
-}
-cleanup() {
-    local p d
-    stop_pidfile "$TMP/dockerd.pid"
-    # containerd's runc shims of this run: their command line names our socket
-    for p in $(pgrep -f "containerd-shim-runc-v2 .*$TMP/ctd" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-    stop_pidfile "$TMP/containerd.pid"
-    for d in /sys/fs/cgroup/*/gnh-eng-$RUNID /sys/fs/cgroup/*/gnh-ctd-$RUNID; do
-        [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null; }
-    done
-    grep -o " $TMP[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
-    [ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP" 2>/dev/null
-}
+cleanup() { engine_cleanup "gnh-eng-$RUNID" "gnh-ctd-$RUNID"; }
 if [ -z "${GNH_TMP:-}" ]; then
     trap cleanup EXIT
     need_tools dockerd containerd ctr runc jq unshare busybox python3

@@ -35,21 +35,7 @@ dump_wo_imports() { dump "$1" | grep -v '^imports = '; }
 # ---------------------------------------------------------------- containerd 1.6, for real
 # --- the GPU operator's layout: nvidia the default, runc and nvidia with SystemdCgroup = true
 D_=$T/op; mkdir -p "$D_"; our_config "$D_"
-cat >"$D_/config.toml" <<TOML
-version = 2
-# the GPU operator wrote this
-[plugins."io.containerd.grpc.v1.cri".containerd]
-  default_runtime_name = "nvidia"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-    SystemdCgroup = true
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
-    BinaryName = "$NV"
-    SystemdCgroup = true
-TOML
+sed "s#/usr/local/nvidia/toolkit/nvidia-container-runtime#$NV#" "$REPO/tests/fixtures/containerd/gpu-operator-v2.toml" >"$D_/config.toml"
 cp "$D_/config.toml" "$D_/original.toml"
 ORIG=$(dump "$D_/config.toml")
 inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --dry-run --config "$D_/ours.toml"

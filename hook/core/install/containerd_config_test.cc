@@ -32,20 +32,7 @@ const std::string kOurs = "/etc/containerd/conf.d/99-zz-gpu-numa.toml";
 const std::string kV2 = "io.containerd.grpc.v1.cri";
 const std::string kV3 = "io.containerd.cri.v1.runtime";
 
-const std::string kOperator = R"(version = 2
-# written by the GPU operator
-[plugins."io.containerd.grpc.v1.cri".containerd]
-  default_runtime_name = "nvidia"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-    SystemdCgroup = true
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
-    BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
-    SystemdCgroup = true
-)";
+const std::string kOperator = gpu_operator_containerd_v2();
 
 const FileChange& change(const EngineEdit& e, const std::string& path) {
   for (const FileChange& c : e.changes)

@@ -109,19 +109,7 @@ TEST_CASE("unified diff: hunks with context, empty when equal") {
 }
 
 // A GPU operator node (issue 19): nvidia is the default runtime, runc carries SystemdCgroup.
-const char* kOperatorV2 = R"(version = 2
-[plugins."io.containerd.grpc.v1.cri".containerd]
-  default_runtime_name = "nvidia"
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-    SystemdCgroup = true
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-  runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
-    BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
-    SystemdCgroup = true
-)";
+const std::string kOperatorV2 = gpu_operator_containerd_v2();
 
 TEST_CASE("containerd, GPU operator layout: ours copies runc (not nvidia), SystemdCgroup kept, NVIDIA's binary seen") {
   EngineRuntimes seen;

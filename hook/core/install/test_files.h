@@ -1,9 +1,12 @@
-// For the engines' unit tests: files in a map, read through ConfigReader as the host side reads them.
+// For the engines' unit tests: files in a map, read through ConfigReader as the host side reads them,
+// and the sample engine files they share.
 #pragma once
 
 #include <fnmatch.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,5 +40,18 @@ struct Files final : ConfigReader {
     }
   }
 };
+
+// tests/fixtures/REL from the source tree, one copy of each sample engine file for the C++ tests
+// and tests/engine/run-install-tests.sh; empty when missing (the tests then fail on content).
+inline std::string install_fixture(const std::string& rel) {
+  std::ifstream in(std::string(GNH_SOURCE_DIR) + "/tests/fixtures/" + rel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A GPU operator node's containerd config.toml (version 2): nvidia the default runtime, runc and
+// nvidia both with SystemdCgroup = true, NVIDIA's runtime under /usr/local/nvidia/toolkit.
+inline std::string gpu_operator_containerd_v2() { return install_fixture("containerd/gpu-operator-v2.toml"); }
 
 }  // namespace gnh
