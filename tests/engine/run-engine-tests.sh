@@ -209,30 +209,70 @@ sh "$K8S/build-context.sh" "$TMP/k8s-ctx" "$HOOK" "$SHIM" &&
     OUT=$($DOCKER build -q -t gnh-k8s:test -f "$K8S/Containerfile" "$TMP/k8s-ctx" 2>&1) &&
     pass "examples/kubernetes/Containerfile builds offline (FROM scratch)" || fail "docker build Containerfile" "$(echo "$OUT" | one_line)"
 H=$TMP/k8s-host
-mkdir -p "$H/usr/bin" "$H/etc/gpu-numa-hook" "$H/etc/containerd" "$H/textfile"
-printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n' >"$H/etc/containerd/config.toml"
+mkdir -p "$H/usr/bin" "$H/etc/gpu-numa-hook" "$H/textfile"
+# The host's containerd files as nvidia-ctk >= 1.18 / the GPU operator lay them out: the main file
+# imports an absolute conf.d glob, NVIDIA's drop-in holds the CRI table with nvidia the default.
+# They live in this namespace's /etc overlay (the host's /etc is untouched), so that the absolute
+# import resolves for `containerd config dump` here and beneath /host in the pod.
+rm -rf /etc/containerd && mkdir -p /etc/containerd/conf.d
+printf 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n' >/etc/containerd/config.toml
+cat >/etc/containerd/conf.d/99-nvidia.toml <<'TOML'
+version = 2
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "nvidia"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+    SystemdCgroup = true
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+    BinaryName = "/usr/bin/nvidia-container-runtime"
+    SystemdCgroup = true
+TOML
+k8s_cmd() { # NAME: the DaemonSet container NAME's command, one argument a line
+    echo "$CMDS" | ${PY:-python3} -c 'import json,sys
+for l in sys.stdin:
+    c = json.loads(l)
+    if c["name"] == sys.argv[1]: print("\0".join(c["command"]))' "$1" | tr '\0' '\n'
+}
+k8s_run_argv() { # [docker run args] -- ARGV...: ARGV in the image as the DaemonSet runs it
+    local a=()
+    while [ "$1" != -- ]; do a+=("$1"); shift; done
+    shift
+    $DOCKER run --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
+        -v "$H/usr/bin:/host/usr/bin" -v "$H/etc/gpu-numa-hook:/host/etc/gpu-numa-hook" \
+        -v "/etc/containerd:/host/etc/containerd" -v "$H/textfile:/textfile" \
+        "${a[@]}" --entrypoint "$1" gnh-k8s:test "${@:2}" 2>&1
+}
 k8s_run() { # NAME [docker run args]: the DaemonSet container NAME's command in the image
     local name=$1 cmd
     shift
-    cmd=$(echo "$CMDS" | ${PY:-python3} -c 'import json,sys
-for l in sys.stdin:
-    c = json.loads(l)
-    if c["name"] == sys.argv[1]: print("\0".join(c["command"]))' "$name" | tr '\0' '\n')
+    cmd=$(k8s_cmd "$name")
     [ -n "$cmd" ] || { echo "no container $name in the DaemonSet"; return 1; }
     mapfile -t argv <<<"$cmd"
-    $DOCKER run --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
-        -v "$H/usr/bin:/host/usr/bin" -v "$H/etc/gpu-numa-hook:/host/etc/gpu-numa-hook" \
-        -v "$H/etc/containerd:/host/etc/containerd" -v "$H/textfile:/textfile" \
-        "$@" --entrypoint "${argv[0]}" gnh-k8s:test "${argv[@]:1}" 2>&1
+    k8s_run_argv "$@" -- "${argv[@]}"
 }
 OUT=$(k8s_run install-files --rm); RC=$?
 [ "$RC" = 0 ] && cmp -s "$H/usr/bin/gpu-numa-hook" "$HOOK" && cmp -s "$H/usr/bin/gpu-numa-runtime" "$SHIM" && cmp -s "$H/etc/gpu-numa-hook/config.toml" "$REPO/config/config.toml" &&
     pass "DaemonSet install-files: binaries and default config land on the host" || fail "DaemonSet install-files" "rc $RC $(echo "$OUT" | one_line)"
+# Without --host-root the pod cannot see the host's /etc/containerd/conf.d: install must refuse and
+# change nothing (what the DaemonSet did before it passed --host-root).
+mapfile -t argv <<<"$(k8s_cmd register-containerd | grep -v -x -e --host-root -e /host)"
+cp -a /etc/containerd "$TMP/ctd-before"
+OUT=$(k8s_run_argv --rm -- "${argv[@]}"); RC=$?
+[ "$RC" != 0 ] && echo "$OUT" | grep -q "imports entry '/etc/containerd/conf.d/\*.toml' of /host/etc/containerd/config.toml names nothing here" &&
+    diff -r /etc/containerd "$TMP/ctd-before" >/dev/null &&
+    pass "DaemonSet register-containerd without --host-root: refused (the host's conf.d is not seen), nothing changed" ||
+    fail "register-containerd without --host-root" "rc $RC $(echo "$OUT" | one_line)"
 OUT=$(k8s_run register-containerd --rm); RC=$?
-DUMP=$(containerd --config "$H/etc/containerd/config.toml" config dump 2>&1)
-[ "$RC" = 0 ] && echo "$DUMP" | grep -q 'BinaryName = "/usr/bin/gpu-numa-runtime"' && echo "$DUMP" | grep -q 'runtimes.runc\]' &&
-    pass "DaemonSet register-containerd: install --runtime containerd on the host's config (config dump shows gpu-numa and runc)" ||
-    fail "DaemonSet register-containerd" "rc $RC $(echo "$OUT" | one_line)"
+DUMP=$(containerd --config /etc/containerd/config.toml config dump 2>&1)
+[ "$RC" = 0 ] && echo "$DUMP" | grep -q 'BinaryName = "/usr/bin/gpu-numa-runtime"' &&
+    echo "$DUMP" | grep -q 'default_runtime_name = "nvidia"' &&
+    echo "$DUMP" | sed -n '/runtimes\.gpu-numa\.options\]/,/^ *\[/p' | grep -q 'SystemdCgroup = true' &&
+    grep -q '^next = \["/usr/bin/nvidia-container-runtime"' "$H/etc/gpu-numa-hook/config.toml" &&
+    pass "DaemonSet register-containerd (--host-root /host) on the GPU operator's drop-in layout: config dump keeps nvidia the default and runc, gpu-numa carries SystemdCgroup, our next is NVIDIA's runtime" ||
+    fail "DaemonSet register-containerd" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -E 'default_runtime_name|BinaryName|SystemdCgroup' | one_line) next: $(grep '^next' "$H/etc/gpu-numa-hook/config.toml")"
 OUT=$(k8s_run register-containerd --rm); echo "$OUT" | grep -q "nothing to do: already installed" &&
     pass "DaemonSet register-containerd again (pod restart): nothing to do" || fail "register-containerd twice" "$(echo "$OUT" | one_line)"
 # check: the DaemonSet mounts the host's / at /host; here the whole / is bound read-only at /host
