@@ -29,6 +29,14 @@ struct RuntimeConfig {
   std::string hook = "/usr/bin/gpu-numa-hook";  // the prestart hook added to every bundle
 };
 
+// The NVML cache (docs/MIG.md): where `topology --refresh` writes it and the hook reads it, and the
+// probe that refresh runs.
+struct NvmlConfig {
+  std::string cache = "/run/gpu-numa-hook/nvml-cache.json";
+  std::string probe;  // "" = gpu-numa-nvml-probe beside the gpu-numa-hook binary
+  int probe_timeout_ms = 30000;
+};
+
 struct Config {
   Policy policy;
   int deadline_ms = 5000;
@@ -39,6 +47,7 @@ struct Config {
   std::vector<TopologyOverride> overrides;
   bool check_fix = false;
   RuntimeConfig runtime;
+  NvmlConfig nvml;
   std::string source = "built-in defaults";  // where it came from, for logs
 };
 
