@@ -31,7 +31,7 @@ void add_mig_instances(const HostFs& fs, const Config& config, Inventory& inv) {
   bool any = false;
   for (const auto& g : inv.gpus) any = any || g.memory_read_errno == EIO;
   if (!any) return;
-  NvmlCacheLoad load = load_nvml_cache(fs, config.nvml.cache);
+  NvmlCacheLoad load = load_nvml_cache(fs, config.nvml.cache_path());
   if (!load.cache) {
     std::fprintf(stderr, "gpu-numa-hook: check: GPUs in MIG mode, their instances' memory nodes unknown: %s\n",
                  load.problem.c_str());

@@ -35,7 +35,7 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
     const std::string probe = config.nvml.probe.empty() ? probe_beside_this_program() : config.nvml.probe;
-    const std::string target = fs.resolve(config.nvml.cache);
+    const std::string target = fs.resolve(config.nvml.cache_path());
     const std::string kept = "; " + target + " was left as it was";
     std::vector<std::string> args = {"--boot-id-file", fs.resolve(kBootIdPath)};
     if (nvml_library) args.insert(args.end(), {"--nvml", *nvml_library});
@@ -53,7 +53,7 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     // disagree (a driver update without a reboot or module reload).
     std::string stale = nvml_cache_staleness(*cache, read_boot_id(fs), read_driver_version(fs));
     if (!stale.empty()) fail("NVML's answer does not match the running host: " + stale + kept);
-    write_nvml_cache(fs, config.nvml.cache, *cache);
+    write_nvml_cache(fs, config.nvml.cache_path(), *cache);
     size_t migs = 0;
     for (const auto& g : cache->gpus) migs += g.mig_devices.size();
     std::printf("wrote %s: driver %s, %zu GPUs, %zu MIG devices\n", target.c_str(), cache->driver_version.c_str(),

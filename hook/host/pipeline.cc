@@ -49,7 +49,7 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
   std::optional<NvmlCacheLoad> nvml;
   auto nvml_cache = [&]() -> const NvmlCache* {
-    if (!nvml) nvml = load_nvml_cache(fs, config.nvml.cache);
+    if (!nvml) nvml = load_nvml_cache(fs, config.nvml.cache_path());
     return nvml->cache ? &*nvml->cache : nullptr;
   };
   MigResolution mig;

@@ -32,7 +32,9 @@ struct RuntimeConfig {
 // The NVML cache (docs/MIG.md): where `topology --refresh` writes it and the hook reads it, and the
 // probe that refresh runs.
 struct NvmlConfig {
-  std::string cache = "/run/gpu-numa-hook/nvml-cache.json";
+  // "" = the default: no string built on every container start for a file most never read.
+  std::string cache;
+  std::string cache_path() const { return cache.empty() ? "/run/gpu-numa-hook/nvml-cache.json" : cache; }
   std::string probe;  // "" = gpu-numa-nvml-probe beside the gpu-numa-hook binary
   int probe_timeout_ms = 30000;
 };

@@ -97,7 +97,8 @@ bool resolve_device_reference(std::string_view ref, const Inventory& inv, std::v
       if (inv.gpus[i].bus_id == *bus) { out->push_back(i); return true; }
     return false;
   }
-  // MIG-<uuid> needs NVML to find its parent; procfs does not name MIG UUIDs. Unresolved.
+  // MIG-<uuid> needs NVML to find its parent; procfs does not name MIG UUIDs. Unresolved here;
+  // the pipeline resolves it with the NVML cache (gpu/mig_devices.h).
   return false;
 }
 
@@ -118,7 +119,8 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   auto resolve = [&](std::string_view ref) {
     size_t before = found.size();
     bool mig = is_mig_reference(ref);
-    if (mig) req.mig_references.emplace_back(trim(ref));
+    // Bounded: each is looked up in the NVML cache; no host has more (64 GPUs x 7 instances).
+    if (mig && req.mig_references.size() < kMaxMigReferences) req.mig_references.emplace_back(trim(ref));
     if (!resolve_device_reference(ref, inv, &found)) req.unresolved.emplace_back(ref);
     else if (!mig) req.whole.insert(req.whole.end(), found.begin() + static_cast<long>(before), found.end());
   };

@@ -38,6 +38,7 @@ bool resolve_device_reference(std::string_view ref, const Inventory& inventory, 
 // "MIG-<uuid>" or "<gpu>:<mig>".
 bool is_mig_reference(std::string_view ref);
 
+constexpr size_t kMaxMigReferences = 448;
 constexpr int kNvidiaMajor = 195;
 constexpr int kNvidiactlMinor = 255;
 constexpr const char* kVisibleDevicesEnv = "NVIDIA_VISIBLE_DEVICES";
