@@ -38,7 +38,9 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     const std::string target = fs.resolve(config.nvml.cache_path());
     const std::string kept = "; " + target + " was left as it was";
     std::vector<std::string> args = {"--boot-id-file", fs.resolve(kBootIdPath)};
-    if (nvml_library) args.insert(args.end(), {"--nvml", *nvml_library});
+    // The command line's library, else the config's; neither: the probe searches the host's dirs.
+    const std::string library = nvml_library.value_or(config.nvml.library);
+    if (!library.empty()) args.insert(args.end(), {"--nvml", library});
     ProbeRun run = run_nvml_probe(probe, args, config.nvml.probe_timeout_ms, kMaxNvmlCacheBytes);
     if (!run.error.empty()) fail("the NVML probe " + probe + ": " + run.error + kept);
     if (run.timed_out)

@@ -191,7 +191,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
     }
   }
   if (auto* nv = r.table(root, "nvml", "")) {
-    r.only_keys(*nv, "nvml.", {"cache", "probe", "timeout-ms"});
+    r.only_keys(*nv, "nvml.", {"cache", "probe", "library", "timeout-ms"});
     if (auto v = r.str(*nv, "cache", "nvml.")) {
       if (v->empty() || v->front() != '/') r.error("nvml.cache", "'" + *v + "' must be an absolute path");
       c.nvml.cache = *v;
@@ -199,6 +199,10 @@ Config parse_config(std::string_view text, const std::string& file_name) {
     if (auto v = r.str(*nv, "probe", "nvml.")) {
       if (!v->empty() && v->front() != '/') r.error("nvml.probe", "'" + *v + "' must be an absolute path or \"\"");
       c.nvml.probe = *v;
+    }
+    if (auto v = r.str(*nv, "library", "nvml.")) {
+      if (!v->empty() && v->front() != '/') r.error("nvml.library", "'" + *v + "' must be an absolute path or \"\"");
+      c.nvml.library = *v;
     }
     if (auto v = r.integer(*nv, "timeout-ms", "nvml.", 100, 600000)) c.nvml.probe_timeout_ms = static_cast<int>(*v);
   }

@@ -36,6 +36,9 @@ struct NvmlConfig {
   std::string cache;
   std::string cache_path() const { return cache.empty() ? "/run/gpu-numa-hook/nvml-cache.json" : cache; }
   std::string probe;  // "" = gpu-numa-nvml-probe beside the gpu-numa-hook binary
+  // "" = the probe's own search of the host's library directories; else the absolute path of
+  // libnvidia-ml.so.1 where a driver installs it elsewhere (e.g. /usr/local/nvidia/lib64).
+  std::string library;
   int probe_timeout_ms = 30000;
 };
 

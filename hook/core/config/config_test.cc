@@ -150,5 +150,9 @@ TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
         "config /etc/gpu-numa-hook/config.toml: nvml.cache: 'x.json' must be an absolute path");
   CHECK(error_of("[nvml]\nprobe = \"bin/p\"\n") ==
         "config /etc/gpu-numa-hook/config.toml: nvml.probe: 'bin/p' must be an absolute path or \"\"");
-  CHECK(error_of("[nvml]\nlibrary = \"/x\"\n").find("nvml.library: unknown key") != std::string::npos);
+  CHECK(parse_config("[nvml]\nlibrary = \"/usr/local/nvidia/lib64/libnvidia-ml.so.1\"\n", "x").nvml.library ==
+        "/usr/local/nvidia/lib64/libnvidia-ml.so.1");
+  CHECK(error_of("[nvml]\nlibrary = \"libnvidia-ml.so.1\"\n") ==
+        "config /etc/gpu-numa-hook/config.toml: nvml.library: 'libnvidia-ml.so.1' must be an absolute path or \"\"");
+  CHECK(error_of("[nvml]\nlib = \"/x\"\n").find("nvml.lib: unknown key") != std::string::npos);
 }
