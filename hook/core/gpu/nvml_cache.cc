@@ -50,9 +50,11 @@ bool nesting_within(std::string_view text, int limit) {
 }
 
 bool keys_known(const json& obj, std::initializer_list<const char*> keys, const std::string& where, Checker& c) {
-  for (const auto& [k, v] : obj.items())
+  for (const auto& item : obj.items()) {
+    const std::string& k = item.key();  // not a structured binding: clang 14 cannot capture one
     if (std::find_if(keys.begin(), keys.end(), [&](const char* want) { return k == want; }) == keys.end())
       return c.bad(where, "unknown key '" + one_line(k.substr(0, 40)) + "'");
+  }
   return true;
 }
 
