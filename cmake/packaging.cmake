@@ -25,12 +25,13 @@ install(FILES config/config.toml DESTINATION /etc/gpu-numa-hook)
 install(FILES config/logrotate/gpu-numa-hook DESTINATION /etc/logrotate.d)
 install(FILES config/registration/hooks.d/gpu-numa-hook.json DESTINATION share/containers/oci/hooks.d)
 install(FILES config/systemd/gpu-numa-hook-check.service config/systemd/gpu-numa-hook-check.timer
+        config/systemd/gpu-numa-hook-topology.service
         DESTINATION lib/systemd/system)
 # The wait drop-in changes other packages' services: shipped as an example the operator copies.
 install(FILES config/systemd/gpu-numa-hook-wait.conf config/systemd/README.md
         DESTINATION share/doc/gpu-numa-hook/systemd)
 install(FILES config/bash-completion/gpu-numa-hook DESTINATION share/bash-completion/completions)
-install(FILES README.md docs/RUNTIMES.md DESTINATION share/doc/gpu-numa-hook)
+install(FILES README.md docs/RUNTIMES.md docs/MIG.md DESTINATION share/doc/gpu-numa-hook)
 
 set(CPACK_PACKAGE_NAME gpu-numa-hook)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -59,6 +60,9 @@ endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 # No Depends: both executables are static PIEs (no shared library, not even libc, is loaded), so
 # dpkg-shlibdeps would find nothing and nothing else is run. Recommends name what uses them.
+# gpu-numa-nvml-probe (topology --refresh) is dynamic for dlopen but needs libc.so.6 alone, which
+# every Debian/Ubuntu (libc6, priority required) and RHEL system has; it loads the driver's
+# libnvidia-ml.so.1 only on hosts that have it.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "runc | crun")

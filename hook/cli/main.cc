@@ -61,6 +61,11 @@ int run(int argc, char** argv) {
   bool topo_json = false;
   auto* topology = app.add_subcommand("topology", "Show the GPUs the driver reports and their NUMA nodes");
   topology->add_flag("--json", topo_json, "One JSON object");
+  bool topo_refresh = false;
+  std::optional<std::string> nvml_library;
+  topology->add_flag("--refresh", topo_refresh, "Ask NVML (gpu-numa-nvml-probe) for MIG devices and write the NVML cache");
+  topology->add_option("--nvml-library", nvml_library, "With --refresh: this libnvidia-ml.so.1 (absolute path) instead of the host's")
+      ->type_name("FILE");
 
   gnh::CheckOptions check_opts;
   auto* check = app.add_subcommand("check", "Walk the whole cpuset hierarchy for cgroups lacking memory nodes (exit 1 when found)");
@@ -96,6 +101,7 @@ int run(int argc, char** argv) {
   if (*prestart) return gnh::run_hook(opts, "prestart", gnh::args_without_global_options(argc, argv));
   if (*create_runtime) return gnh::run_hook(opts, "createRuntime", gnh::args_without_global_options(argc, argv));
   if (*explain) return gnh::run_explain(opts, bundle, pid, json);
+  if (*topology && topo_refresh) return gnh::run_topology_refresh(opts, nvml_library);
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);

@@ -1,11 +1,15 @@
-// `topology`: the GPUs the driver reports and their NUMA nodes.
+// `topology`: the GPUs the driver reports and their NUMA nodes. `topology --refresh`: the NVML
+// cache for MIG (docs/MIG.md), from gpu-numa-nvml-probe.
 #include <cstdio>
 
+#include "base/error.h"
 #include "base/exit_code.h"
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/driver_reader.h"
+#include "host/nvml_cache_reader.h"
+#include "host/nvml_probe_runner.h"
 #include "report/report.h"
 
 namespace gnh {
@@ -23,6 +27,42 @@ int run_topology(const GlobalOptions& opts, bool json) {
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {
     return report_tool_error("gpu-numa-hook: ", e);
+  }
+}
+
+int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::string>& nvml_library) {
+  try {
+    HostFs fs(opts.host_root.value_or("/"));
+    Config config = load_config(fs, opts.config_path);
+    const std::string probe = config.nvml.probe.empty() ? probe_beside_this_program() : config.nvml.probe;
+    const std::string target = fs.resolve(config.nvml.cache_path());
+    const std::string kept = "; " + target + " was left as it was";
+    std::vector<std::string> args = {"--boot-id-file", fs.resolve(kBootIdPath)};
+    // The command line's library, else the config's; neither: the probe searches the host's dirs.
+    const std::string library = nvml_library.value_or(config.nvml.library);
+    if (!library.empty()) args.insert(args.end(), {"--nvml", library});
+    ProbeRun run = run_nvml_probe(probe, args, config.nvml.probe_timeout_ms, kMaxNvmlCacheBytes);
+    if (!run.error.empty()) fail("the NVML probe " + probe + ": " + run.error + kept);
+    if (run.timed_out)
+      fail("the NVML probe " + probe + " did not finish within " + std::to_string(config.nvml.probe_timeout_ms) +
+           " ms (nvml.timeout-ms)" + kept);
+    if (run.exit_code != 0)
+      fail("the NVML probe " + probe + " failed (exit " + std::to_string(run.exit_code) + ", its message above)" + kept);
+    std::string why;
+    auto cache = parse_nvml_cache(run.out, &why);
+    if (!cache) fail("the NVML probe " + probe + " printed no valid cache (" + why + ")" + kept);
+    // A cache the hook would call stale at once is not written: NVML and the loaded kernel module
+    // disagree (a driver update without a reboot or module reload).
+    std::string stale = nvml_cache_staleness(*cache, read_boot_id(fs), read_driver_version(fs));
+    if (!stale.empty()) fail("NVML's answer does not match the running host: " + stale + kept);
+    write_nvml_cache(fs, config.nvml.cache_path(), *cache);
+    size_t migs = 0;
+    for (const auto& g : cache->gpus) migs += g.mig_devices.size();
+    std::printf("wrote %s: driver %s, %zu GPUs, %zu MIG devices\n", target.c_str(), cache->driver_version.c_str(),
+                cache->gpus.size(), migs);
+    return as_int(ExitCode::ok);
+  } catch (const std::exception& e) {
+    return report_tool_error("gpu-numa-hook: topology --refresh: ", e);
   }
 }
 

@@ -1,11 +1,16 @@
 #include "host/pipeline.h"
 
+#include <algorithm>
+#include <cerrno>
+
 #include "base/error.h"
 #include "cgroup/cgroup_prediction.h"
 #include "gpu/gpu_request.h"
+#include "gpu/mig_devices.h"
 #include "host/cgroup_locator.h"
 #include "host/cpuset_tree.h"
 #include "host/driver_reader.h"
+#include "host/nvml_cache_reader.h"
 
 namespace gnh {
 
@@ -40,17 +45,42 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   // Every GPU's information file maps the request; only the container's GPUs are read further.
   Inventory inv = read_gpu_identities(fs);
   GpuRequest req = resolve_gpu_request(spec, inv);
+  // The NVML cache, read at most once and only for MIG (docs/MIG.md): MIG references to resolve,
+  // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
+  std::optional<NvmlCacheLoad> nvml;
+  auto nvml_cache = [&]() -> const NvmlCache* {
+    if (!nvml) nvml = load_nvml_cache(fs, config.nvml.cache_path());
+    return nvml->cache ? &*nvml->cache : nullptr;
+  };
+  MigResolution mig;
+  if (!req.mig_references.empty()) {
+    if (const NvmlCache* cache = nvml_cache()) {
+      mig = resolve_mig_references(req.mig_references, inv, *cache);
+      for (const auto& f : mig.found) {
+        req.gpus.push_back(f.gpu);
+        req.unresolved.erase(std::remove(req.unresolved.begin(), req.unresolved.end(), f.reference), req.unresolved.end());
+      }
+      std::sort(req.gpus.begin(), req.gpus.end());
+      req.gpus.erase(std::unique(req.gpus.begin(), req.gpus.end()), req.gpus.end());
+    }
+  }
   for (size_t i : req.gpus) {
     read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail);
+    if (inv.gpus[i].memory_read_errno == EIO)
+      if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
     ev.gpus.push_back(inv.gpus[i]);
   }
   ev.unresolved = req.unresolved;
   ev.sources = req.sources;
+  auto note_nvml = [&]() {
+    if (nvml && !nvml->cache) ev.decision.message += " (" + nvml->problem + ")";
+  };
   if (ev.gpus.empty()) {
     ev.decision.action = Action::allow;
     ev.decision.message = inv.gpus.empty() ? "GPUs requested but the NVIDIA driver shows none on this host"
                                            : "none of the requested GPUs is on this host";
     if (!req.unresolved.empty()) ev.decision.message += " (unresolved: " + req.unresolved.front() + ")";
+    note_nvml();
     return ev;
   }
 
@@ -96,6 +126,7 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   }
   ev.decision = decide(in);
   if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
+  note_nvml();
   return ev;
 }
 

@@ -26,6 +26,15 @@ rm -rf "$D"; cp -a .device "$D"
   echo "== pid 1"; cat /proc/1/comm; ps -e -o pid,comm 2>/dev/null | head -20
   echo "== mountinfo"; cat /proc/self/mountinfo
 } >"$OUT/host-info.txt" 2>&1
+# Issue 20: the NVML probe against the host's real NVML (docs/MIG.md), beside nvidia-smi's view.
+if [ -x "$D/gpu-numa-nvml-probe" ]; then
+  {
+    echo "== gpu-numa-nvml-probe (default search)"; "$D/gpu-numa-nvml-probe"; echo "exit $?"
+    lib=$(ldconfig -p | awk '/libnvidia-ml\.so\.1 /{print $NF; exit}')
+    echo "== gpu-numa-nvml-probe --nvml $lib"; "$D/gpu-numa-nvml-probe" --nvml "$lib" | tee "$OUT/nvml-probe.json"; echo "exit ${PIPESTATUS[0]}"
+    echo "== nvidia-smi"; nvidia-smi --query-gpu=index,uuid,pci.bus_id,mig.mode.current --format=csv
+  } >"$OUT/nvml-probe.txt" 2>&1
+fi
 HOOK=$D/gpu-numa-hook; CRUN=$D/bin/crun
 if ! "$HOOK" --version >/dev/null 2>&1; then
   echo "carried hook does not run natively ($("$HOOK" --version 2>&1 | head -2)); using the glibc-carrying fallback"

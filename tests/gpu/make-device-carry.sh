@@ -19,6 +19,8 @@ mkdir -p "$D/lib" "$D/bin" "$D/glibc" "$D/alt"
 cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
 # the runtime shim (static-pie, like the hook), for step h
 [ -x "$B/gpu-numa-runtime" ] && cp "$B/gpu-numa-runtime" "$D/gpu-numa-runtime"
+# the NVML probe (issue 20; dynamic, libc only), run against the host's real libnvidia-ml.so.1
+[ -x "$B/gpu-numa-nvml-probe" ] && cp "$B/gpu-numa-nvml-probe" "$D/gpu-numa-nvml-probe"
 # The hook is a static PIE by default (GNH_STATIC_HOOK): it needs nothing carried, and patchelf
 # would break it. Only a dynamic build gets the RPATH and the glibc-carrying fallback below.
 STATIC_HOOK=0

@@ -21,6 +21,14 @@ elf_ok() { # FILE ARCH: the right machine, little-endian, and no interpreter (st
     echo "$h" | grep -q "Machine: *$(machine_of "$2")$" && echo "$h" | grep -q "little endian" &&
         ! readelf -l "$1" 2>/dev/null | grep -q "Requesting program interpreter"
 }
+# gpu-numa-nvml-probe must dlopen NVML, so it is dynamic: the right machine, and libc.so.6 its only
+# shared library (the packages stay free of dependencies: every system has libc).
+probe_ok() { # FILE ARCH
+    local h needed
+    h=$(readelf -h "$1" 2>&1)
+    needed=$(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    echo "$h" | grep -q "Machine: *$(machine_of "$2")$" && [ "$needed" = "libc.so.6 " ]
+}
 ref=""
 for a in amd64 arm64 ppc64el; do
     deb=$(ls "$DIR"/gpu-numa-hook_*_"$a".deb 2>/dev/null | head -n1)
@@ -35,7 +43,8 @@ for a in amd64 arm64 ppc64el; do
     [ "$files" = "$ref" ] || bad="$bad files differ from amd64's: $(diff <(echo "$ref") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
     grep -qx /etc/gpu-numa-hook/config.toml "$TMP/c/conffiles" || bad="$bad config.toml not a conffile;"
     for b in gpu-numa-hook gpu-numa-runtime; do elf_ok "$TMP/x/usr/bin/$b" "$a" || bad="$bad usr/bin/$b: $(readelf -h "$TMP/x/usr/bin/$b" 2>&1 | grep Machine | tr -s ' ');"; done
-    [ -z "$bad" ] && pass "$(basename "$deb"): Architecture $arch, no Depends, $(echo "$files" | wc -l) files, conffiles, static $(machine_of "$a") executables" ||
+    probe_ok "$TMP/x/usr/bin/gpu-numa-nvml-probe" "$a" || bad="$bad usr/bin/gpu-numa-nvml-probe: not $(machine_of "$a") with libc.so.6 alone;"
+    [ -z "$bad" ] && pass "$(basename "$deb"): Architecture $arch, no Depends, $(echo "$files" | wc -l) files, conffiles, static $(machine_of "$a") executables, the probe on libc alone" ||
         fail "$(basename "$deb")" "$bad"
 done
 for a in x86_64 aarch64 ppc64le; do
@@ -57,6 +66,7 @@ for a in x86_64 aarch64 ppc64le; do
     for f in $files; do [ -e "$root$f" ] || missing="$missing $f"; done
     [ -z "$missing" ] || bad="$bad not installed:$missing;"
     for b in gpu-numa-hook gpu-numa-runtime; do elf_ok "$root/usr/bin/$b" "$a" || bad="$bad /usr/bin/$b wrong ELF;"; done
+    probe_ok "$root/usr/bin/gpu-numa-nvml-probe" "$a" || bad="$bad /usr/bin/gpu-numa-nvml-probe wrong ELF or libraries;"
     [ -z "$bad" ] && pass "$(basename "$rpmf"): ARCH $arch, no Requires, the .deb's $(echo "$files" | wc -l) files, config.toml %config(noreplace), rpm --root install lands every file" ||
         fail "$(basename "$rpmf")" "$bad"
 done

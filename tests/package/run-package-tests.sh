@@ -31,7 +31,8 @@ missing=""
 for f in $FILES; do [ -e "$f" ] || missing="$missing $f"; done
 [ -z "$missing" ] && pass "apt-get install ./$(basename "$DEB"): all $(echo "$FILES" | wc -l) files in place" || fail "files in place" "missing:$missing"
 for f in /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime /etc/gpu-numa-hook/config.toml /usr/share/containers/oci/hooks.d/gpu-numa-hook.json \
-         /usr/lib/systemd/system/gpu-numa-hook-check.timer /etc/logrotate.d/gpu-numa-hook /usr/share/man/man5/gpu-numa-hook.toml.5; do
+         /usr/lib/systemd/system/gpu-numa-hook-check.timer /etc/logrotate.d/gpu-numa-hook \
+         /usr/bin/gpu-numa-nvml-probe /usr/lib/systemd/system/gpu-numa-hook-topology.service /usr/share/man/man5/gpu-numa-hook.toml.5; do
     [ -e "$f" ] || fail "installed $f" "missing"
 done
 V=$(/usr/bin/gpu-numa-hook --version 2>&1)

@@ -20,6 +20,7 @@ install_unit() {  # src dest: copies, rewriting /usr/bin/gpu-numa-hook to the bu
 }
 install_unit "$SRC/gpu-numa-hook-check.service" "$T/units/gpu-numa-hook-check.service"
 install_unit "$SRC/gpu-numa-hook-check.timer" "$T/units/gpu-numa-hook-check.timer"
+install_unit "$SRC/gpu-numa-hook-topology.service" "$T/units/gpu-numa-hook-topology.service"
 SERVICES="docker containerd crio kubelet"
 for s in $SERVICES; do
   # A stand-in for the real service: the drop-in is what is checked.
@@ -87,6 +88,7 @@ rm -rf "$T/units/bad-type.service" "$T/units/bad-key.service" "$T/units/probe.se
 # --- the real units -----------------------------------------------------------------------------------
 validate gpu-numa-hook-check.service gpu-numa-hook-check.timer && pass "check service and timer" ||
   fail "check service and timer"
+validate gpu-numa-hook-topology.service && pass "topology (NVML cache) service" || fail "topology (NVML cache) service"
 for s in $SERVICES; do validate "$s.service" && pass "drop-in on $s.service" || fail "drop-in on $s.service"; done
 
 # What the units promise, beyond syntax.
@@ -94,6 +96,11 @@ D="$SRC/gpu-numa-hook-wait.conf"
 grep -qx 'After=nvidia-persistenced.service' "$D" && pass "drop-in orders after nvidia-persistenced" || fail "drop-in After="
 grep -qx 'ExecStartPre=-/usr/bin/gpu-numa-hook wait --timeout 300' "$D" && pass "drop-in waits" || fail "drop-in ExecStartPre"
 grep -qx 'Type=oneshot' "$SRC/gpu-numa-hook-check.service" && pass "check is oneshot" || fail "check Type="
+TS="$SRC/gpu-numa-hook-topology.service"
+grep -qx 'Type=oneshot' "$TS" && grep -qx 'After=nvidia-persistenced.service nvidia-mig-manager.service' "$TS" &&
+  grep -qx 'ExecStart=/usr/bin/gpu-numa-hook topology --refresh' "$TS" &&
+  pass "topology service: oneshot, after nvidia-persistenced and nvidia-mig-manager, runs topology --refresh" ||
+  fail "topology service: Type=, After= or ExecStart="
 grep -qx 'WantedBy=timers.target' "$SRC/gpu-numa-hook-check.timer" && pass "timer installs into timers.target" ||
   fail "timer WantedBy="
 timeout_start=$(sed -n 's/^TimeoutStartSec=//p' "$D")
@@ -128,5 +135,22 @@ run_exec_lines "$SRC/gpu-numa-hook-wait.conf"
 run_exec_lines "$SRC/gpu-numa-hook-check.service"
 grep -qx 'gpu_numa_hook_check_success 1' "$H/var/lib/node_exporter/textfile_collector/gpu_numa_hook.prom" &&
   pass "the check service's metrics file was written" || fail "no metrics from the check service"
+# The topology service's command, with the tests' fake libnvidia-ml.so.1 (no NVML on this machine)
+# in a directory of its own beside its topology file: the cache lands under the host tree.
+FAKE_NVML="$(dirname "$BIN")/tests/nvml/libnvidia-ml.so.1"
+if [ -f "$FAKE_NVML" ]; then
+  mkdir -p "$T/nvml" "$H/proc/sys/kernel/random" "$H/run"
+  cp "$FAKE_NVML" "$T/nvml/"
+  printf 'driver 570.124.06\ngpu GPU-1 0 00000009:01:00.0 1 disabled\n' > "$T/nvml/fake-nvml-topology.txt"
+  echo 6f1e7a52-3c2b-4d8e-9a41-0c5e2b7d9f10 > "$H/proc/sys/kernel/random/boot_id"
+  echo 'NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  570.124.06  Release Build' > "$H/proc/driver/nvidia/version"
+  cmd=$(sed -n 's/^ExecStart=//p' "$TS")
+  cmd="${cmd//\/usr\/bin\/gpu-numa-hook/$BIN --host-root $H} --nvml-library $T/nvml/libnvidia-ml.so.1"
+  rc=0; out=$(eval "$cmd" 2>&1) || rc=$?
+  [ $rc -eq 0 ] && grep -q '"uuid":"GPU-1"' "$H/run/gpu-numa-hook/nvml-cache.json" &&
+    pass "runs: $cmd (cache written)" || { echo "$out"; fail "exit $rc: $cmd"; }
+else
+  fail "the tests' fake libnvidia-ml.so.1 is not built ($FAKE_NVML): build the fake_nvml target"
+fi
 
 [ $fails -eq 0 ] && echo "all unit checks passed" || { echo "$fails unit checks failed"; exit 1; }

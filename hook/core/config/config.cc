@@ -159,7 +159,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   }
   Config c;
   c.source = file_name;
-  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime"});
+  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime", "nvml"});
 
   if (auto* p = r.table(root, "policy", "")) {
     r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms"});
@@ -189,6 +189,22 @@ Config parse_config(std::string_view text, const std::string& file_name) {
       if (v->empty() || v->front() != '/') r.error("lock.path", "'" + *v + "' must be an absolute path");
       c.lock_path = *v;
     }
+  }
+  if (auto* nv = r.table(root, "nvml", "")) {
+    r.only_keys(*nv, "nvml.", {"cache", "probe", "library", "timeout-ms"});
+    if (auto v = r.str(*nv, "cache", "nvml.")) {
+      if (v->empty() || v->front() != '/') r.error("nvml.cache", "'" + *v + "' must be an absolute path");
+      c.nvml.cache = *v;
+    }
+    if (auto v = r.str(*nv, "probe", "nvml.")) {
+      if (!v->empty() && v->front() != '/') r.error("nvml.probe", "'" + *v + "' must be an absolute path or \"\"");
+      c.nvml.probe = *v;
+    }
+    if (auto v = r.str(*nv, "library", "nvml.")) {
+      if (!v->empty() && v->front() != '/') r.error("nvml.library", "'" + *v + "' must be an absolute path or \"\"");
+      c.nvml.library = *v;
+    }
+    if (auto v = r.integer(*nv, "timeout-ms", "nvml.", 100, 600000)) c.nvml.probe_timeout_ms = static_cast<int>(*v);
   }
   if (auto* ch = r.table(root, "chain", "")) {
     r.only_keys(*ch, "chain.", {"next-hook", "timeout-ms"});

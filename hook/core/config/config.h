@@ -29,6 +29,19 @@ struct RuntimeConfig {
   std::string hook = "/usr/bin/gpu-numa-hook";  // the prestart hook added to every bundle
 };
 
+// The NVML cache (docs/MIG.md): where `topology --refresh` writes it and the hook reads it, and the
+// probe that refresh runs.
+struct NvmlConfig {
+  // "" = the default: no string built on every container start for a file most never read.
+  std::string cache;
+  std::string cache_path() const { return cache.empty() ? "/run/gpu-numa-hook/nvml-cache.json" : cache; }
+  std::string probe;  // "" = gpu-numa-nvml-probe beside the gpu-numa-hook binary
+  // "" = the probe's own search of the host's library directories; else the absolute path of
+  // libnvidia-ml.so.1 where a driver installs it elsewhere (e.g. /usr/local/nvidia/lib64).
+  std::string library;
+  int probe_timeout_ms = 30000;
+};
+
 struct Config {
   Policy policy;
   int deadline_ms = 5000;
@@ -39,6 +52,7 @@ struct Config {
   std::vector<TopologyOverride> overrides;
   bool check_fix = false;
   RuntimeConfig runtime;
+  NvmlConfig nvml;
   std::string source = "built-in defaults";  // where it came from, for logs
 };
 

@@ -136,3 +136,23 @@ TEST_CASE("comment-only lines are blanked before toml++, keeping line numbers") 
   shipped << file.rdbuf();
   CHECK(gnh::blank_comment_lines(shipped.str()).has_value());
 }
+
+TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
+  Config d = parse_config("", "x");
+  CHECK(d.nvml.cache_path() == "/run/gpu-numa-hook/nvml-cache.json");
+  CHECK(d.nvml.probe == "");
+  CHECK(d.nvml.probe_timeout_ms == 30000);
+  Config c = parse_config("[nvml]\ncache = \"/var/run/x.json\"\nprobe = \"/opt/p\"\ntimeout-ms = 500\n", "x");
+  CHECK(c.nvml.cache_path() == "/var/run/x.json");
+  CHECK(c.nvml.probe == "/opt/p");
+  CHECK(c.nvml.probe_timeout_ms == 500);
+  CHECK(error_of("[nvml]\ncache = \"x.json\"\n") ==
+        "config /etc/gpu-numa-hook/config.toml: nvml.cache: 'x.json' must be an absolute path");
+  CHECK(error_of("[nvml]\nprobe = \"bin/p\"\n") ==
+        "config /etc/gpu-numa-hook/config.toml: nvml.probe: 'bin/p' must be an absolute path or \"\"");
+  CHECK(parse_config("[nvml]\nlibrary = \"/usr/local/nvidia/lib64/libnvidia-ml.so.1\"\n", "x").nvml.library ==
+        "/usr/local/nvidia/lib64/libnvidia-ml.so.1");
+  CHECK(error_of("[nvml]\nlibrary = \"libnvidia-ml.so.1\"\n") ==
+        "config /etc/gpu-numa-hook/config.toml: nvml.library: 'libnvidia-ml.so.1' must be an absolute path or \"\"");
+  CHECK(error_of("[nvml]\nlib = \"/x\"\n").find("nvml.lib: unknown key") != std::string::npos);
+}

@@ -22,8 +22,11 @@ constexpr const char* kFixHint =
 
 // The first GPU (in inventory order) whose node is in `nodes`, for naming it in a message.
 const Gpu* gpu_for_memory_node(const std::vector<Gpu>& gpus, const NodeSet& nodes) {
-  for (const auto& g : gpus)
+  for (const auto& g : gpus) {
     if (g.memory_node && nodes.contains(*g.memory_node)) return &g;
+    for (const auto& m : g.mig_instances)
+      if (m.memory_node && nodes.contains(*m.memory_node)) return &g;
+  }
   return nullptr;
 }
 const Gpu* gpu_for_affinity_node(const std::vector<Gpu>& gpus, const NodeSet& nodes) {
@@ -56,25 +59,23 @@ Decision decide(const DecisionInput& in) {
   std::string notes;  // why a GPU needs no node, for the log and explain
   NodeSet comes_later;      // not-initialized GPUs' nodes that will reach the container by themselves (v2)
   NodeSet not_initialized;  // not-initialized GPUs' nodes
-  for (const auto& g : in.gpus) {
-    GpuMemoryState state = classify_gpu_memory(g, host);
-    if (state == GpuMemoryState::mig)
-      notes += "; GPU " + g.label() + ": numa_status cannot be read (EIO), as while MIG instances are active: "
-               "its memory is not a NUMA node now, none is required";
-    if (!needs_memory_node(state)) continue;
+  // One GPU's memory, or one MIG instance's (`mig`: its description, "" for a whole GPU).
+  auto consider = [&](const Gpu& g, GpuMemoryState state, const std::string& mig) {
+    if (!needs_memory_node(state)) return;
     if (state == GpuMemoryState::unreadable) {
       refusal.offer("GPU " + g.label() + ": " + g.memory_read_error + "; cannot tell which NUMA node its memory needs");
-      continue;
+      return;
     }
     int node = *g.memory_node;
     d.required.add(node);
-    std::string gpu_node = "GPU " + g.label() + " memory NUMA node " + std::to_string(node);
+    std::string gpu_node = "GPU " + g.label() + mig + " memory NUMA node " + std::to_string(node);
     std::string status = g.memory_status.value_or("unknown");
     switch (state) {
       case GpuMemoryState::impossible_node:
         // Waiting cannot help: the node will never exist. Usually a wrong override or driver mode.
         refusal.offer(gpu_node +
-                      (g.overridden ? " (from a [[topology.gpu]] override)" : " (from the driver's numa_status)") +
+                      (g.overridden ? " (from a [[topology.gpu]] override)"
+                                    : !mig.empty() ? " (from the NVML cache)" : " (from the driver's numa_status)") +
                       " is not a NUMA node of this host (possible nodes: " + in.possible_nodes.to_display() + "); " +
                       (g.overridden ? "fix the override in the gpu-numa-hook config"
                                     : "check the driver's coherent-memory mode (CoherentGPUMemoryMode in "
@@ -133,6 +134,35 @@ Decision decide(const DecisionInput& in) {
       default:
         break;
     }
+  };
+  for (const auto& g : in.gpus) {
+    GpuMemoryState state = classify_gpu_memory(g, host);
+    if (state != GpuMemoryState::mig) {
+      consider(g, state, "");
+      continue;
+    }
+    if (g.mig_instances.empty()) {
+      notes += "; GPU " + g.label() + ": numa_status cannot be read (EIO), as while MIG instances are active: "
+               "its memory is not a NUMA node now, none is required";
+      continue;
+    }
+    // MIG in NUMA mode: each GPU instance's memory is its own node (NVML cache). The driver onlines
+    // it when the instance is created, so it is classified as an online node of the GPU.
+    std::string listed;
+    for (const auto& m : g.mig_instances) {
+      listed += (listed.empty() ? "" : ", ") + m.index + "=" +
+                (m.memory_node ? "node " + std::to_string(*m.memory_node) : std::string("no node"));
+      if (!m.memory_node) continue;
+      Gpu instance = g;
+      instance.memory_read_errno = 0;
+      instance.memory_read_error.clear();
+      instance.memory_node = m.memory_node;
+      instance.memory_status = "online";
+      instance.self_onlining = false;
+      consider(instance, classify_gpu_memory(instance, host), " MIG " + m.index + " (" + m.uuid + ")");
+    }
+    notes += "; GPU " + g.label() + " is in MIG mode (numa_status EIO): the container's MIG instances " + listed +
+             " (NVML cache)";
   }
 
   // 2. Required nodes the container lacks.

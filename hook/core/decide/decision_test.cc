@@ -188,3 +188,67 @@ TEST_CASE("a node the kernel can never have: refused without advising to wait") 
   in.gpus[0].overridden = false;
   CHECK(decide(in).message.find("(from the driver's numa_status) is not a NUMA node of this host") != std::string::npos);
 }
+
+// Issue 20: MIG in NUMA mode. numa_status fails with EIO; the NVML cache names each instance's node.
+namespace {
+Gpu mig_gpu(std::vector<std::optional<int>> nodes) {
+  Gpu g;
+  g.minor = 1;
+  g.bus_id = "0009:01:00.0";
+  g.memory_read_errno = 5;  // EIO
+  g.memory_read_error = "cannot read numa_status: EIO";
+  unsigned i = 0;
+  for (auto n : nodes) {
+    g.mig_instances.push_back({"MIG-" + std::to_string(i), "1:" + std::to_string(i), i + 1, 0, n});
+    ++i;
+  }
+  return g;
+}
+DecisionInput gb200_v1(Gpu g) {
+  DecisionInput in;
+  in.gpus = {std::move(g)};
+  in.host_memory_nodes = *NodeSet::parse("0-1,10-11,18-19");
+  in.root_mems = in.host_memory_nodes;
+  in.possible_nodes = *NodeSet::parse("0-35");
+  in.cgroup = "/docker/c1";
+  in.effective = NodeSet::of({0, 1});
+  return in;
+}
+}  // namespace
+
+TEST_CASE("MIG with the cache: the instance's node is required and patched in") {
+  Decision d = decide(gb200_v1(mig_gpu({18})));
+  CHECK(d.action == Action::patch);
+  CHECK(d.required.to_string() == "18");
+  CHECK(d.to_add.to_string() == "18");
+  CHECK(d.message == "adding NUMA node 18 for the container's GPUs to cgroup /docker/c1 (had 0-1); GPU /dev/nvidia1 "
+                     "(0009:01:00.0) is in MIG mode (numa_status EIO): the container's MIG instances 1:0=node 18 (NVML "
+                     "cache)");
+}
+
+TEST_CASE("MIG with the cache and policy refuse - the refusal names the GPU and the missing node") {
+  DecisionInput in = gb200_v1(mig_gpu({18, 19}));
+  in.policy.missing_node = MissingNodePolicy::refuse;
+  Decision d = decide(in);
+  CHECK(d.action == Action::refuse);
+  CHECK(d.message.rfind("GPU /dev/nvidia1 (0009:01:00.0) needs NUMA nodes 18-19 but cgroup /docker/c1 allows only 0-1 "
+                        "(policy missing-node=refuse)", 0) == 0);
+}
+
+TEST_CASE("MIG with the cache: an instance node the kernel does not have yet is refused - one without a node needs none") {
+  DecisionInput in = gb200_v1(mig_gpu({std::nullopt, 26}));
+  Decision d = decide(in);
+  CHECK(d.action == Action::refuse);
+  CHECK(d.message.rfind("GPU /dev/nvidia1 (0009:01:00.0) MIG 1:1 (MIG-1) memory NUMA node 26 is online for the driver "
+                        "but not yet a memory node of the kernel", 0) == 0);
+  Decision none = decide(gb200_v1(mig_gpu({std::nullopt})));
+  CHECK(none.action == Action::allow);
+  CHECK(none.required.empty());
+}
+
+TEST_CASE("MIG without the cache - today's behaviour, no node required") {
+  Decision d = decide(gb200_v1(mig_gpu({})));
+  CHECK(d.action == Action::allow);
+  CHECK(d.required.empty());
+  CHECK(d.message.find("numa_status cannot be read (EIO), as while MIG instances are active") != std::string::npos);
+}

@@ -8,6 +8,15 @@
 
 namespace gnh {
 
+// A MIG device the container gets, from the NVML cache (gpu/nvml_cache.h).
+struct MigInstance {
+  std::string uuid;                // "MIG-<uuid>"
+  std::string index;               // "<gpu>:<mig>", NVML's indices
+  unsigned gpu_instance_id = 0;
+  unsigned compute_instance_id = 0;
+  std::optional<int> memory_node;  // the GPU instance's memory node; nullopt = none
+};
+
 struct Gpu {
   unsigned minor = 0;          // /dev/nvidia<minor>
   std::string bus_id;          // "0000:00:06.0", lower case, as the driver's directory name
@@ -25,6 +34,9 @@ struct Gpu {
   std::string memory_read_error;
   std::optional<int> affinity_node;          // sysfs numa_node; nullopt for -1
   bool overridden = false;                   // a config override changed a node
+  // MIG state (numa_status EIO) with a current NVML cache: the instances the container gets, whose
+  // memory nodes it then needs. Empty otherwise.
+  std::vector<MigInstance> mig_instances;
 
   std::string device_path() const { return "/dev/nvidia" + std::to_string(minor); }
   // "/dev/nvidia3 (0004:05:00.0)" for messages.

@@ -52,7 +52,19 @@ bool is_gpu_device(const oci::LinuxDevice& d) {
   return d.type == "c" && d.major == kNvidiaMajor && d.minor >= 0 && d.minor < kNvidiactlMinor;
 }
 
+bool is_index_pair(std::string_view ref) {
+  size_t colon = ref.find(':');
+  size_t a = 0, b = 0;
+  return colon != std::string_view::npos && ref.find('.') == std::string_view::npos &&
+         parse_index(ref.substr(0, colon), &a) && parse_index(ref.substr(colon + 1), &b);
+}
+
 }  // namespace
+
+bool is_mig_reference(std::string_view ref) {
+  ref = trim(ref);
+  return starts_with_ci(ref, "MIG-") || is_index_pair(ref);
+}
 
 bool resolve_device_reference(std::string_view ref, const Inventory& inv, std::vector<size_t>* out) {
   ref = trim(ref);
@@ -85,7 +97,8 @@ bool resolve_device_reference(std::string_view ref, const Inventory& inv, std::v
       if (inv.gpus[i].bus_id == *bus) { out->push_back(i); return true; }
     return false;
   }
-  // MIG-<uuid> needs NVML to find its parent; procfs does not name MIG UUIDs. Unresolved.
+  // MIG-<uuid> needs NVML to find its parent; procfs does not name MIG UUIDs. Unresolved here;
+  // the pipeline resolves it with the NVML cache (gpu/mig_devices.h).
   return false;
 }
 
@@ -104,7 +117,12 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   GpuRequest req;
   std::vector<size_t> found;
   auto resolve = [&](std::string_view ref) {
+    size_t before = found.size();
+    bool mig = is_mig_reference(ref);
+    // Bounded: each is looked up in the NVML cache; no host has more (64 GPUs x 7 instances).
+    if (mig && req.mig_references.size() < kMaxMigReferences) req.mig_references.emplace_back(trim(ref));
     if (!resolve_device_reference(ref, inv, &found)) req.unresolved.emplace_back(ref);
+    else if (!mig) req.whole.insert(req.whole.end(), found.begin() + static_cast<long>(before), found.end());
   };
 
   bool from_devices = false;
@@ -145,6 +163,8 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   std::sort(found.begin(), found.end());
   found.erase(std::unique(found.begin(), found.end()), found.end());
   req.gpus = std::move(found);
+  std::sort(req.whole.begin(), req.whole.end());
+  req.whole.erase(std::unique(req.whole.begin(), req.whole.end()), req.whole.end());
   return req;
 }
 

@@ -15,6 +15,14 @@ struct GpuRequest {
   std::vector<size_t> gpus;             // indices into Inventory::gpus, sorted, unique
   std::vector<std::string> unresolved;  // references we could not map ("GPU-..." not on this host)
   std::vector<std::string> sources;     // where the request came from, for the log
+  // MIG devices as written ("0:1", "MIG-<uuid>"), for the NVML cache (gpu/mig_devices.h). A
+  // "<gpu>:<mig>" also puts its parent GPU in `gpus` (by index, as without the cache); a
+  // "MIG-<uuid>" is in `unresolved` until the cache names its parent.
+  std::vector<std::string> mig_references;
+  // GPUs requested whole by a name (index, GPU-<uuid>, bus id, "all"): a GPU in MIG mode then
+  // gives the container every one of its instances. linux.devices does not count: a MIG device's
+  // container gets its parent's /dev/nvidiaN too.
+  std::vector<size_t> whole;
 };
 
 // Cheap test used before reading any driver file: could this container get a GPU at all?
@@ -27,6 +35,10 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inventory
 // "0:1", "all"); appends the matching indices. Returns false when it matches nothing.
 bool resolve_device_reference(std::string_view ref, const Inventory& inventory, std::vector<size_t>* out);
 
+// "MIG-<uuid>" or "<gpu>:<mig>".
+bool is_mig_reference(std::string_view ref);
+
+constexpr size_t kMaxMigReferences = 448;
 constexpr int kNvidiaMajor = 195;
 constexpr int kNvidiactlMinor = 255;
 constexpr const char* kVisibleDevicesEnv = "NVIDIA_VISIBLE_DEVICES";

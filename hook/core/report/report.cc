@@ -16,7 +16,7 @@ json opt_int(const std::optional<int>& v) { return v ? json(*v) : json(nullptr);
 json opt_str(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 json gpu_json(const Gpu& g) {
-  return {{"minor", g.minor},
+  json j = {{"minor", g.minor},
           {"device", g.device_path()},
           {"bus_id", g.bus_id},
           {"uuid", g.uuid},
@@ -27,6 +27,15 @@ json gpu_json(const Gpu& g) {
           {"memory_error", g.memory_read_error.empty() ? json(nullptr) : json(g.memory_read_error)},
           {"overridden", g.overridden},
           {"self_onlining", g.self_onlining}};
+  // MIG in NUMA mode with the NVML cache: the container's instances and their nodes.
+  if (!g.mig_instances.empty()) {
+    json migs = json::array();
+    for (const auto& m : g.mig_instances)
+      migs.push_back({{"uuid", m.uuid}, {"index", m.index}, {"gpu_instance_id", m.gpu_instance_id},
+                      {"compute_instance_id", m.compute_instance_id}, {"memory_node", opt_int(m.memory_node)}});
+    j["mig_instances"] = migs;
+  }
+  return j;
 }
 
 std::string node_or_dash(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
