@@ -32,7 +32,25 @@ if [ -x "$D/gpu-numa-nvml-probe" ]; then
     echo "== gpu-numa-nvml-probe (default search)"; "$D/gpu-numa-nvml-probe"; echo "exit $?"
     lib=$(ldconfig -p | awk '/libnvidia-ml\.so\.1 /{print $NF; exit}')
     echo "== gpu-numa-nvml-probe --nvml $lib"; "$D/gpu-numa-nvml-probe" --nvml "$lib" | tee "$OUT/nvml-probe.json"; echo "exit ${PIPESTATUS[0]}"
-    echo "== nvidia-smi"; nvidia-smi --query-gpu=index,uuid,pci.bus_id,mig.mode.current --format=csv
+    echo "== nvidia-smi"; nvidia-smi --query-gpu=index,uuid,pci.bus_id,mig.mode.current,driver_version --format=csv
+    # topology --refresh with the real NVML: the cache the hook reads for MIG containers, then the
+    # hook's view of a MIG reference with that cache, and with the cache made stale (another boot).
+    N=/tmp/gnh-nvml; rm -rf "$N"; mkdir -p "$N/b/rootfs"
+    printf '[nvml]\nlibrary = "%s"\nprobe = "%s"\ncache = "%s"\n[log]\nfile = "%s"\n' \
+      "$lib" "$D/gpu-numa-nvml-probe" "$N/nvml-cache.json" "$N/hook.log" >"$N/config.toml"
+    echo "== gpu-numa-hook topology --refresh"; "$D/gpu-numa-hook" --config "$N/config.toml" topology --refresh; echo "exit $?"
+    echo "== $N/nvml-cache.json"; cat "$N/nvml-cache.json"; echo
+    uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | head -n 1)
+    bundle() { # NVIDIA_VISIBLE_DEVICES value
+      printf '{"ociVersion":"1.0.2","process":{"args":["true"],"cwd":"/","env":["NVIDIA_VISIBLE_DEVICES=%s"]},"root":{"path":"rootfs"},"linux":{"cgroupsPath":"/gnh-nvml/c1"}}\n' "$1" >"$N/b/config.json"
+    }
+    for ref in "$uuid" MIG-5d2c8e1a-0f3b-4c7d-9e61-a3b4c5d6e7f8 0:0; do
+      bundle "$ref"; echo "== explain, NVIDIA_VISIBLE_DEVICES=$ref (current cache)"
+      "$D/gpu-numa-hook" --config "$N/config.toml" explain --bundle "$N/b"; echo "exit $?"
+    done
+    sed -i 's/"boot_id":"[^"]*"/"boot_id":"00000000-0000-0000-0000-000000000000"/' "$N/nvml-cache.json"
+    bundle MIG-5d2c8e1a-0f3b-4c7d-9e61-a3b4c5d6e7f8; echo "== explain, a MIG reference, the cache from another boot"
+    "$D/gpu-numa-hook" --config "$N/config.toml" explain --bundle "$N/b"; echo "exit $?"
   } >"$OUT/nvml-probe.txt" 2>&1
 fi
 HOOK=$D/gpu-numa-hook; CRUN=$D/bin/crun
