@@ -1,6 +1,5 @@
 // `check`: walks the whole cpuset hierarchy, reports stale cgroups and GPU node gaps, optionally
 // fixes them under the hook's lock, and exports metrics for node_exporter.
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -20,7 +19,6 @@
 #include "host/cpuset_walk.h"
 #include "host/driver_reader.h"
 #include "host/nvml_cache_reader.h"
-#include "gpu/mig_devices.h"
 
 namespace gnh {
 
@@ -28,17 +26,10 @@ namespace {
 
 // GPUs in MIG state (numa_status EIO): their instances' nodes from the NVML cache, when current.
 void add_mig_instances(const HostFs& fs, const Config& config, Inventory& inv) {
-  bool any = false;
-  for (const auto& g : inv.gpus) any = any || g.memory_read_errno == EIO;
-  if (!any) return;
-  NvmlCacheLoad load = load_nvml_cache(fs, config.nvml.cache_path());
-  if (!load.cache) {
+  std::string problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
+  if (!problem.empty())
     std::fprintf(stderr, "gpu-numa-hook: check: GPUs in MIG mode, their instances' memory nodes unknown: %s\n",
-                 load.problem.c_str());
-    return;
-  }
-  for (size_t i = 0; i < inv.gpus.size(); ++i)
-    if (inv.gpus[i].memory_read_errno == EIO) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *load.cache, {}, {});
+                 problem.c_str());
 }
 
 HostNodes read_host_nodes(const HostFs& fs, const Config& config) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <thread>
 
 #include "base/error.h"
@@ -15,6 +16,7 @@
 #include "host/config_loader.h"
 #include "host/cpuset_tree.h"
 #include "host/driver_reader.h"
+#include "host/nvml_cache_reader.h"
 
 namespace gnh {
 
@@ -23,8 +25,10 @@ namespace {
 constexpr auto kPollInterval = std::chrono::milliseconds(250);
 constexpr auto kProgressInterval = std::chrono::seconds(5);
 
-Readiness poll(const HostFs& fs, const Config& config) {
+Readiness poll(const HostFs& fs, const Config& config, std::string* nvml_problem) {
   Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::fail);
+  // GPUs in MIG mode: their instances' nodes, from the NVML cache (docs/MIG.md).
+  *nvml_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
   // Located on every poll: early in boot the cgroup mounts may still be appearing.
   CpusetLocation loc = locate_cpuset_hierarchy(fs);
   CpusetTree tree(fs, loc);
@@ -42,8 +46,14 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
     auto start = Clock::now();
     auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
     auto next_progress = start;
+    std::string nvml_problem, nvml_said;
     while (true) {
-      Readiness r = poll(fs, config);
+      Readiness r = poll(fs, config, &nvml_problem);
+      if (!nvml_problem.empty() && nvml_problem != nvml_said) {
+        std::fprintf(stderr, "gpu-numa-hook: wait: GPUs in MIG mode, their instances' memory nodes unknown: %s\n",
+                     nvml_problem.c_str());
+        nvml_said = nvml_problem;
+      }
       if (r.ready()) {
         std::printf("gpu-numa-hook: wait: ready: %s\n", readiness_line(r).c_str());
         return as_int(ExitCode::ok);

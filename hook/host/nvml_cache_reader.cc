@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/text.h"
+#include "gpu/mig_devices.h"
 #include "host/atomic_file.h"
 
 namespace gnh {
@@ -59,6 +60,17 @@ NvmlCacheLoad load_nvml_cache(const HostFs& fs, const std::string& path) {
     load.problem = std::string(e.what()) + "; " + kRefreshHint;
   }
   return load;
+}
+
+std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, Inventory& inv) {
+  bool any = false;
+  for (const auto& g : inv.gpus) any = any || g.memory_read_errno == EIO;
+  if (!any) return "";
+  NvmlCacheLoad load = load_nvml_cache(fs, path);
+  if (!load.cache) return load.problem;
+  for (size_t i = 0; i < inv.gpus.size(); ++i)
+    if (inv.gpus[i].memory_read_errno == EIO) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *load.cache, {}, {});
+  return "";
 }
 
 }  // namespace gnh

@@ -1,6 +1,7 @@
 #include "check/findings.h"
 
 #include "cgroup/cpuset_mems.h"
+#include "gpu/mig_devices.h"
 #include "gpu/self_onlining.h"
 
 namespace gnh {
@@ -13,24 +14,8 @@ HostNodes host_nodes_from(const Inventory& inv, const NodeSet& memory, const Nod
   // The root's own lack of a node is root_missing's to report (find_problems): classify as if the
   // root had every memory node, so not_in_root never shows here.
   const HostMemoryFacts host{memory, memory, possible, auto_online_blocks};
-  // A GPU in MIG mode with its instances known (NVML cache): each instance's node is a GPU node.
-  std::vector<Gpu> memories;
-  for (const auto& g : inv.gpus) {
-    if (g.mig_instances.empty() || classify_gpu_memory(g, host) != GpuMemoryState::mig) {
-      memories.push_back(g);
-      continue;
-    }
-    for (const auto& m : g.mig_instances) {
-      if (!m.memory_node) continue;
-      Gpu instance = g;
-      instance.memory_read_errno = 0;
-      instance.memory_read_error.clear();
-      instance.memory_node = m.memory_node;
-      instance.memory_status = "online";
-      instance.self_onlining = false;
-      memories.push_back(std::move(instance));
-    }
-  }
+  // A GPU in MIG mode whose instances the NVML cache named: each instance's node counts.
+  const std::vector<Gpu> memories = memories_by_node(inv.gpus, host);
   for (const auto& g : memories) {
     GpuMemoryState s = classify_gpu_memory(g, host);
     if (!needs_memory_node(s)) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpu/mig_devices.h"
 #include "gpu/self_onlining.h"
 
 namespace gnh {
@@ -31,7 +32,9 @@ bool Readiness::never() const {
 
 Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host) {
   Readiness r;
-  for (const auto& g : inv.gpus) {
+  // A GPU in MIG mode whose instances the NVML cache named: each instance's node counts.
+  const std::vector<Gpu> memories = memories_by_node(inv.gpus, host);
+  for (const auto& g : memories) {
     GpuMemoryState s = classify_gpu_memory(g, host);
     if (!needs_memory_node(s)) continue;  // not a coherent GPU, or its memory disabled: nothing to wait for
     if (s == GpuMemoryState::not_initialized) {

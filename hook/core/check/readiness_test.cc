@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cerrno>
+
 using namespace gnh;
 
 namespace {
@@ -59,4 +61,26 @@ TEST_CASE("a GPU whose memory the driver disabled is not waited for - a node the
   CHECK_FALSE(never.ready());
   CHECK(never.never());
   CHECK(readiness_line(never) == "0 of 1 GPU memory nodes ready; never ready: 9 (/dev/nvidia0: not a NUMA node of this host, it never will be)");
+}
+
+TEST_CASE("a GPU in MIG mode: each GPU instance's node the NVML cache names is waited for") {
+  Inventory inv;
+  Gpu mig = gpu(1, std::nullopt, "");
+  mig.memory_read_errno = EIO;  // numa_status while MIG instances exist
+  mig.memory_read_error = "cannot read numa_status: EIO";
+  inv.gpus = {gpu(0, 2, "online"), mig};
+  HostMemoryFacts host{*NodeSet::parse("0,2,10"), *NodeSet::parse("0,2,10-11"), NodeSet()};
+  // Instances unknown (no cache): as before, the MIG GPU needs no node.
+  Readiness unknown = assess_readiness(inv, host);
+  CHECK(unknown.ready());
+  CHECK(readiness_line(unknown) == "1 of 1 GPU memory nodes ready");
+  inv.gpus[1].mig_instances = {{"MIG-a", "1:0", 1, 0, 10}, {"MIG-b", "1:1", 2, 0, 11}, {"MIG-c", "1:2", 3, 0, std::nullopt}};
+  Readiness r = assess_readiness(inv, host);
+  CHECK_FALSE(r.ready());
+  CHECK(r.gpu_nodes == 3);
+  REQUIRE(r.pending.size() == 1);
+  CHECK(r.pending[0].node == 11);
+  CHECK(readiness_line(r) == "2 of 3 GPU memory nodes ready; waiting for 11 (/dev/nvidia1: not in has_memory)");
+  host.memory_nodes = *NodeSet::parse("0,2,10-11");
+  CHECK(assess_readiness(inv, host).ready());
 }

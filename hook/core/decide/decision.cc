@@ -1,6 +1,7 @@
 #include "decide/decision.h"
 
 #include "gpu/memory_state.h"
+#include "gpu/mig_devices.h"
 #include "gpu/self_onlining.h"
 
 namespace gnh {
@@ -153,12 +154,7 @@ Decision decide(const DecisionInput& in) {
       listed += (listed.empty() ? "" : ", ") + m.index + "=" +
                 (m.memory_node ? "node " + std::to_string(*m.memory_node) : std::string("no node"));
       if (!m.memory_node) continue;
-      Gpu instance = g;
-      instance.memory_read_errno = 0;
-      instance.memory_read_error.clear();
-      instance.memory_node = m.memory_node;
-      instance.memory_status = "online";
-      instance.self_onlining = false;
+      Gpu instance = mig_instance_memory(g, m);
       consider(instance, classify_gpu_memory(instance, host), " MIG " + m.index + " (" + m.uuid + ")");
     }
     notes += "; GPU " + g.label() + " is in MIG mode (numa_status EIO): the container's MIG instances " + listed +

@@ -77,4 +77,27 @@ std::vector<MigInstance> mig_instances_for(size_t gpu, const Inventory& inv, con
   return all;
 }
 
+Gpu mig_instance_memory(const Gpu& parent, const MigInstance& instance) {
+  Gpu g = parent;
+  g.memory_read_errno = 0;
+  g.memory_read_error.clear();
+  g.memory_node = instance.memory_node;
+  g.memory_status = "online";
+  g.self_onlining = false;
+  return g;
+}
+
+std::vector<Gpu> memories_by_node(const std::vector<Gpu>& gpus, const HostMemoryFacts& host) {
+  std::vector<Gpu> out;
+  for (const auto& g : gpus) {
+    if (g.mig_instances.empty() || classify_gpu_memory(g, host) != GpuMemoryState::mig) {
+      out.push_back(g);
+      continue;
+    }
+    for (const auto& m : g.mig_instances)
+      if (m.memory_node) out.push_back(mig_instance_memory(g, m));
+  }
+  return out;
+}
+
 }  // namespace gnh

@@ -8,6 +8,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/gpu_request.h"
+#include "gpu/memory_state.h"
 #include "gpu/nvml_cache.h"
 
 namespace gnh {
@@ -32,5 +33,14 @@ MigResolution resolve_mig_references(const std::vector<std::string>& references,
 // "all", or given only as its device node, which is how any MIG device's container gets it too).
 std::vector<MigInstance> mig_instances_for(size_t gpu, const Inventory& inventory, const NvmlCache& cache,
                                            const GpuRequest& request, const MigResolution& resolution);
+
+// One MIG instance's memory as a GPU memory of its own, for the code that classifies GPU memory one
+// node at a time (decide, check, wait): its node, "online" (the driver onlines a GPU instance's
+// memory when it creates the instance), no read error, not self-onlining.
+Gpu mig_instance_memory(const Gpu& parent, const MigInstance& instance);
+
+// The GPUs' memories one node at a time: a GPU in MIG state (numa_status EIO) whose instances are
+// known becomes one mig_instance_memory per instance with a node; every other GPU stays as it is.
+std::vector<Gpu> memories_by_node(const std::vector<Gpu>& gpus, const HostMemoryFacts& host);
 
 }  // namespace gnh
