@@ -19,6 +19,11 @@ int run_topology(const GlobalOptions& opts, bool json) {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
     Inventory inv = read_inventory(fs, config.overrides);
+    // GPUs in MIG mode: their instances and nodes from the NVML cache, as check and wait see them.
+    std::string nvml_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
+    if (!nvml_problem.empty())
+      std::fprintf(stderr, "gpu-numa-hook: topology: GPUs in MIG mode, their instances' memory nodes unknown: %s\n",
+                   nvml_problem.c_str());
     NodeSet nodes = read_memory_nodes(fs);
     DriverMemoryMode mode = read_memory_mode(fs);
     std::string auto_online = any_self_onlining_offline(inv.gpus) ? read_auto_online_blocks(fs) : std::string();

@@ -125,6 +125,11 @@ std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, con
          pad(g.memory_read_errno ? "unreadable" : g.memory_status.value_or("-"), 20) + pad(node_or_dash(g.affinity_node), 9) + g.uuid +
          (g.overridden ? "  (config override)" : "") + "\n";
     if (g.memory_read_errno) s += "      " + g.memory_read_error + "\n";
+    // MIG in NUMA mode: the instances the NVML cache names, each with its own memory node.
+    for (const auto& m : g.mig_instances)
+      s += "      MIG " + pad(m.index, 6) + "GI " + pad(std::to_string(m.gpu_instance_id), 3) + "CI " +
+           pad(std::to_string(m.compute_instance_id), 3) + "memory node " + pad(node_or_dash(m.memory_node), 6) + m.uuid +
+           "\n";
     if (g.self_onlining && g.memory_status && *g.memory_status == "offline") {
       s += "      " + not_initialized_text() + ": the driver adds its memory at the GPU's first client\n";
       if (!auto_online_blocks.empty() && auto_online_blocks != kAutoOnlineNeeded)
