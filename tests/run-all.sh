@@ -38,7 +38,11 @@ packages=(
 # The :arm64 and :ppc64el packages come from Debian's multiarch.
 for a in arm64 ppc64el; do dpkg --print-foreign-architectures | grep -qx $a || dpkg --add-architecture $a; done
 missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+# dpkg-query -W, not dpkg -s: a name installed for two arches (libseccomp-dev and :arm64) is
+# "ambiguous" to dpkg -s, which would send it to apt-get on every run.
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
 if ((${#missing[@]})); then
   echo "== installing: ${missing[*]}"
   # One index failing to download (seen: bookworm-security ppc64el, "Mirror sync in progress") must

@@ -47,6 +47,26 @@ engine_cleanup() {
     [ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP" 2>/dev/null
 }
 
+# containerd_base_config: the start of a test containerd's config.toml: its own root, state and
+# sockets under $CTD ($SOCK), nothing else; the suite appends its plugins.
+containerd_base_config() {
+    cat <<TOML
+version = 2
+root = "$CTD/root"
+state = "$CTD/state"
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+TOML
+}
+# start_containerd: that containerd in the background, its pid in $TMP/containerd.pid (engine_cleanup
+# stops it), its log in $TMP/containerd.log.
+start_containerd() {
+    containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
+    echo $! >"$TMP/containerd.pid"
+}
+
 make_rootfs() {
     local bb
     bb=$(command -v busybox)

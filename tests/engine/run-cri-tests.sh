@@ -89,14 +89,7 @@ cri() { "$PY" "$SCRIPT_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
 # sandbox ("pause") image is ours; CNI directories empty (a host-network pod needs none); runc as
 # the default runtime with the cgroupfs driver (PID 1 here is not systemd); oom_score_adj restricted.
 IMG=docker.io/gnh/busybox:cri-$RUNID
-cat >"$CTD/config.toml" <<TOML
-version = 2
-root = "$CTD/root"
-state = "$CTD/state"
-[grpc]
-  address = "$SOCK"
-[ttrpc]
-  address = "$SOCK.ttrpc"
+{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$IMG"
   disable_apparmor = true
@@ -122,8 +115,7 @@ DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
 echo "$DUMP" | grep -q 'runtimes.gpu-numa\]' && echo "$DUMP" | grep -A3 'runtimes.gpu-numa.options\]' | grep -qF "BinaryName = \"$SHIM\"" ||
     { fail "install --runtime containerd (CRI)" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; finish; }
 
-containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
-echo $! >"$TMP/containerd.pid"
+start_containerd
 VER=""
 for i in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && break; sleep 0.2; done
 case "$VER" in

@@ -44,15 +44,7 @@ mknod "$TMP/dev/nvidia0" c 195 0   # a host path for docker --device (never open
 set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia/gpus/$GPU_BUS/numa_status"; }
 
 # containerd: its own root, state and socket; our runtime added by install (CRI plugin config)
-cat >"$CTD/config.toml" <<TOML
-version = 2
-root = "$CTD/root"
-state = "$CTD/state"
-[grpc]
-  address = "$SOCK"
-[ttrpc]
-  address = "$SOCK.ttrpc"
-TOML
+containerd_base_config >"$CTD/config.toml"
 OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?
 DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
 if [ "$RC" = 0 ] && echo "$DUMP" | sed -n '/containerd.runtimes.gpu-numa\]/,/^\[/p' | grep -q 'runtime_type = "io.containerd.runc.v2"' &&
@@ -60,8 +52,7 @@ if [ "$RC" = 0 ] && echo "$DUMP" | sed -n '/containerd.runtimes.gpu-numa\]/,/^\[
     pass "containerd config dump shows the runtime install added (runc.v2, BinaryName = the shim)"
 else fail "containerd install + config dump" "rc $RC: $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; fi
 
-containerd --config "$CTD/config.toml" >"$TMP/containerd.log" 2>&1 &
-echo $! >"$TMP/containerd.pid"
+start_containerd
 for i in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { fail "containerd start" "no socket: $(tail -5 "$TMP/containerd.log" | one_line)"; finish; }
 # the CRI plugin loads the configuration install wrote (our drop-in, imported by the main file)
