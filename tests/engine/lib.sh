@@ -67,6 +67,27 @@ start_containerd() {
     echo $! >"$TMP/containerd.pid"
 }
 
+# rerun_in_ns CFG "DIR..." SCRIPT ARG...: the suite SCRIPT again inside in_ns (driver online0,
+# config CFG), reusing $TMP; each host DIR the engines write beyond their own roots gets a mount
+# point here when missing (removed afterwards) and, inside, a tmpfs (tmpfs_over). Exits with its status.
+rerun_in_ns() {
+    local cfg=$1 dirs=$2 d rc
+    shift 2
+    for d in $dirs; do
+        [ -e "$d" ] || { mkdir -p "$d" && echo "$d" >>"$TMP/created-dirs"; }
+    done
+    GNH_TMP=$TMP in_ns online0 "$cfg" /bin/bash "$@"
+    rc=$?
+    [ -f "$TMP/created-dirs" ] && while read -r d; do rmdir "$d" 2>/dev/null; done <"$TMP/created-dirs"
+    exit $rc
+}
+# tmpfs_over NAME DIR...: inside the namespace, a private tmpfs over each DIR.
+tmpfs_over() {
+    local name=$1 d
+    shift
+    for d in "$@"; do mount -t tmpfs -o mode=0711 "$name" "$d" || { fail "setup" "cannot mount a tmpfs over $d"; finish; }; done
+}
+
 make_rootfs() {
     local bb
     bb=$(command -v busybox)

@@ -61,15 +61,9 @@ os.execvp("runc", ["runc"] + args)
 PYW
     chmod 755 "$TMP/bin/runc-rec"
     write_config cri "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/bin/runc-rec\"]"
-    for d in /run/containerd /opt/containerd; do
-        [ -e "$d" ] || { mkdir -p "$d" && echo "$d" >>"$TMP/created-dirs"; }
-    done
-    GNH_TMP=$TMP in_ns online0 cri /bin/bash "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM"
-    rc=$?
-    [ -f "$TMP/created-dirs" ] && while read -r d; do rmdir "$d" 2>/dev/null; done <"$TMP/created-dirs"
-    exit $rc
+    rerun_in_ns cri "/run/containerd /opt/containerd" "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM"
 fi
-for d in /run/containerd /opt/containerd; do mount -t tmpfs -o mode=0711 gnh-cri "$d" || { fail "setup" "cannot mount a tmpfs over $d"; finish; }; done
+tmpfs_over gnh-cri /run/containerd /opt/containerd
 
 # ---------------------------------------------------------------- inside the namespace
 LOG=$TMP/logs/cri.log

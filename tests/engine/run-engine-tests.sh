@@ -24,15 +24,9 @@ if [ -z "${GNH_TMP:-}" ]; then
     # and runc root under /run/containerd, ctr's fifos, dockerd's /run/docker, containerd's
     # /opt/containerd): a tmpfs over each inside the namespace; the mount points we had to create
     # are removed afterwards.
-    for d in /run/containerd /run/docker /opt/containerd; do
-        [ -e "$d" ] || { mkdir -p "$d" && echo "$d" >>"$TMP/created-dirs"; }
-    done
-    GNH_TMP=$TMP in_ns online0 engine /bin/bash "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM"
-    rc=$?
-    [ -f "$TMP/created-dirs" ] && while read -r d; do rmdir "$d" 2>/dev/null; done <"$TMP/created-dirs"
-    exit $rc
+    rerun_in_ns engine "/run/containerd /run/docker /opt/containerd" "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM"
 fi
-for d in /run/containerd /run/docker /opt/containerd; do mount -t tmpfs -o mode=0711 gnh-engine "$d" || { fail "setup" "cannot mount a tmpfs over $d"; finish; }; done
+tmpfs_over gnh-engine /run/containerd /run/docker /opt/containerd
 
 # ---------------------------------------------------------------- inside the namespace
 DOCKER=/usr/bin/docker
