@@ -14,7 +14,7 @@ namespace gnh {
 int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vector<std::string>& next_hook_args);
 int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json);
 int run_topology(const GlobalOptions& opts, bool json);
-// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/MIG.md). Exit 0
+// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/platforms/mig.md). Exit 0
 // written, 2 not (the old cache is left as it was).
 int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::string>& nvml_library);
 

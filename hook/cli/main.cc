@@ -16,7 +16,7 @@ bool is_hook_stage(std::string_view a) { return a == "prestart" || a == "createR
 // Hook mode runs on every container start, always with one argv shape: `[--host-root DIR]
 // [--config FILE] prestart|createRuntime` (each option at most once, "--opt VALUE" or
 // "--opt=VALUE"). That shape is read here without building the CLI11 app (0.27 M instructions, ~9%
-// of a start: docs/BENCHMARKS.md). Anything else (help, a duplicate, an empty or dash-led value,
+// of a start: docs/internals/benchmarks.md). Anything else (help, a duplicate, an empty or dash-led value,
 // another subcommand) goes to CLI11 as before.
 std::optional<int> run_hook_without_cli11(int argc, char** argv) {
   if (argc < 2 || !is_hook_stage(argv[argc - 1])) return std::nullopt;

@@ -1,5 +1,5 @@
 // `topology`: the GPUs the driver reports and their NUMA nodes. `topology --refresh`: the NVML
-// cache for MIG (docs/MIG.md), from gpu-numa-nvml-probe.
+// cache for MIG (docs/platforms/mig.md), from gpu-numa-nvml-probe.
 #include <cstdio>
 
 #include "base/error.h"

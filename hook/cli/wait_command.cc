@@ -27,7 +27,7 @@ constexpr auto kProgressInterval = std::chrono::seconds(5);
 
 Readiness poll(const HostFs& fs, const Config& config, std::string* nvml_problem) {
   Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::fail);
-  // GPUs in MIG mode: their instances' nodes, from the NVML cache (docs/MIG.md).
+  // GPUs in MIG mode: their instances' nodes, from the NVML cache (docs/platforms/mig.md).
   *nvml_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
   // Located on every poll: early in boot the cgroup mounts may still be appearing.
   CpusetLocation loc = locate_cpuset_hierarchy(fs);

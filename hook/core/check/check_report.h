@@ -1,4 +1,4 @@
-// What `check` prints: a table for operators, one JSON object for tools (fields in docs/CHECK.md).
+// What `check` prints: a table for operators, one JSON object for tools (fields in docs/operate.md).
 #pragma once
 
 #include <string>

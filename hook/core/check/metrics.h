@@ -1,5 +1,5 @@
 // The metrics one `check` run exports for node_exporter's textfile collector (names in
-// docs/CHECK.md). Pure.
+// docs/operate.md). Pure.
 #pragma once
 
 #include <vector>

@@ -148,7 +148,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   toml::table root;
   check_config_text(text, file_name);  // before toml++ sees it: config_text_guard.h says why
   // The shipped config is mostly comments, which toml++ reads a character at a time: most of what
-  // parsing it cost each container start (docs/BENCHMARKS.md). Same lines, same line numbers.
+  // parsing it cost each container start (docs/internals/benchmarks.md). Same lines, same line numbers.
   std::optional<std::string> lean = blank_comment_lines(text);
   try {
     root = toml::parse(lean ? std::string_view(*lean) : text, file_name);

@@ -29,7 +29,7 @@ struct RuntimeConfig {
   std::string hook = "/usr/bin/gpu-numa-hook";  // the prestart hook added to every bundle
 };
 
-// The NVML cache (docs/MIG.md): where `topology --refresh` writes it and the hook reads it, and the
+// The NVML cache (docs/platforms/mig.md): where `topology --refresh` writes it and the hook reads it, and the
 // probe that refresh runs.
 struct NvmlConfig {
   // "" = the default: no string built on every container start for a file most never read.
