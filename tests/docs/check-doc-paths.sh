@@ -96,7 +96,7 @@ bad = 0
 for page in pages:
     with open(os.path.join(root, page), encoding="utf-8") as f:
         text = f.read()
-    for n, p in missing_in(text, os.path.dirname(os.path.join(root, page))):
+    for n, p in sorted(set(missing_in(text, os.path.dirname(os.path.join(root, page))))):
         print("%s:%d: %s does not exist" % (page, n, p))
         bad += 1
 if bad:
