@@ -4,8 +4,9 @@
 # repository's top-level folders (hook/, oci-spec/, tests/, examples/, config/, docs/, bench/,
 # packaging/, cmake/, .ci/), in backticks or not, and every relative Markdown link (resolved from
 # the page's folder). A trailing :LINE or :LINE-LINE is allowed, {a,b} is expanded, and * / ? are
-# globs that must match something. Host paths (/etc/..., /usr/..., /sys/...) are not repository
-# paths and are skipped, as are words with placeholders (<id>, $VAR).
+# globs that must match something; a link's #anchor must be a heading of the page it names. Host
+# paths (/etc/..., /usr/..., /sys/...) are not repository paths and are skipped, as are words with
+# placeholders (<id>, $VAR).
 #
 #   tests/docs/check-doc-paths.sh [REPO_ROOT]      # default: the repository holding this script
 #
@@ -39,10 +40,10 @@ def expand_braces(p):
     return out
 
 
-def exists(rel, base):
+def exists(rel, base, repo):
     for p in expand_braces(rel):
         full = os.path.normpath(os.path.join(base, p))
-        if not full.startswith(root + os.sep) and full != root:
+        if not full.startswith(repo + os.sep) and full != repo:
             return True  # a link out of the repository is not ours to check
         if any(c in p for c in "*?"):
             if not glob.glob(full, recursive=True):
@@ -52,13 +53,30 @@ def exists(rel, base):
     return True
 
 
+def anchors_of(path):
+    """GitHub's heading ids of a Markdown page: lower case, punctuation dropped, spaces to '-'."""
+    ids, seen, in_fence = set(), {}, False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.lstrip().startswith("```"):
+                in_fence = not in_fence
+            m = None if in_fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if not m:
+                continue
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            ids.add(slug if n == 0 else "%s-%d" % (slug, n))
+    return ids
+
+
 def clean(tok):
     tok = tok.rstrip(".,;:)'\"`")
     tok = LINE_SUFFIX.sub("", tok)
     return tok
 
 
-def missing_in(text, page_dir):
+def missing_in(text, page_dir, repo):
     """(line number, path) for every repository path the text names that does not exist."""
     found = []
     in_fence = False
@@ -69,7 +87,7 @@ def missing_in(text, page_dir):
             tok = clean(m.group(1))
             if "/" not in tok or tok.endswith("/-") or re.search(r"[<>$]", tok):
                 continue
-            if not exists(tok, root):
+            if not exists(tok, repo, repo):
                 found.append((n, tok))
         if in_fence:
             continue
@@ -77,17 +95,28 @@ def missing_in(text, page_dir):
             target = m.group(1)
             if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith(("#", "/")):
                 continue  # a URL, an anchor on the page, or a host path
-            target = LINE_SUFFIX.sub("", target.split("#", 1)[0])
-            if target and not exists(target, page_dir):
+            target, _, anchor = target.partition("#")
+            target = LINE_SUFFIX.sub("", target)
+            if target and not exists(target, page_dir, repo):
                 found.append((n, target))
+            elif anchor and target.endswith(".md") and not any(c in target for c in "*?{"):
+                if anchor not in anchors_of(os.path.normpath(os.path.join(page_dir, target))):
+                    found.append((n, "%s#%s (no such heading)" % (target, anchor)))
     return found
 
 
-# The checker checks itself first.
-canary = "See `hook/no-such-file.cc:12` and [x](no-such-page.md); `hook/core/*/*_test.cc`, " \
-         "[contract](%s), docs/ and /etc/hook/x.\n" % os.path.relpath(os.path.join(root, "README.md"), root)
-got = sorted(p for _, p in missing_in(canary, root))
-if got != ["hook/no-such-file.cc", "no-such-page.md"]:
+# The checker checks itself first, on a scratch repository of two files.
+import tempfile
+with tempfile.TemporaryDirectory() as scratch:
+    os.makedirs(os.path.join(scratch, "hook", "core", "base"))
+    open(os.path.join(scratch, "hook", "core", "base", "x_test.cc"), "w").close()
+    with open(os.path.join(scratch, "page.md"), "w") as f:
+        f.write("# Page\n\n## Install `it` (now)\n")
+    canary = "See `hook/no-such-file.cc:12` and [x](no-such-page.md); `hook/core/*/*_test.cc`, " \
+             "[p](page.md), [i](page.md#install-it-now), [y](page.md#no-such-heading), " \
+             "hook/core/base/x_test.cc:3 and /etc/hook/x.\n"
+    got = sorted(p for _, p in missing_in(canary, scratch, scratch))
+if got != ["hook/no-such-file.cc", "no-such-page.md", "page.md#no-such-heading (no such heading)"]:
     print("FAIL: the doc-path checker itself is broken: on its canary page it found %r" % got)
     sys.exit(2)
 
@@ -96,7 +125,7 @@ bad = 0
 for page in pages:
     with open(os.path.join(root, page), encoding="utf-8") as f:
         text = f.read()
-    for n, p in sorted(set(missing_in(text, os.path.dirname(os.path.join(root, page))))):
+    for n, p in sorted(set(missing_in(text, os.path.dirname(os.path.join(root, page)), root))):
         print("%s:%d: %s does not exist" % (page, n, p))
         bad += 1
 if bad:
