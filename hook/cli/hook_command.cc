@@ -65,6 +65,12 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     rec.level = v.level;
     rec.action = v.action;
     rec.msg = v.message;
+    // Problems the config reader ignored: on the one log line (never stderr, which a runtime may
+    // show as the start's failure), raised to warn so a log kept at level warn still shows them.
+    if (!config.problems.empty()) {
+      if (rec.level == "info" || rec.level == "debug") rec.level = "warn";
+      rec.msg += " (" + describe_all(config.problems) + ")";
+    }
     if (!v.stderr_line.empty()) std::fprintf(stderr, "%s\n", v.stderr_line.c_str());
     if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     rec.duration_us = micros_since(t0);

@@ -1,5 +1,6 @@
 #include "config/config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -182,6 +183,17 @@ std::string describe(const ConfigProblem& p) {
          ": " + p.what;
 }
 
+std::string describe_all(const std::vector<ConfigProblem>& problems) {
+  std::string out;
+  for (const auto& p : problems) {
+    if (out.empty()) out = "config " + p.file + ": ";
+    else out += "; ";
+    if (p.line > 0) out += "line " + std::to_string(p.line) + ": ";
+    out += p.key + ": " + p.what;
+  }
+  return out;
+}
+
 namespace {
 
 void read_runtime_next(const Reader& r, const toml::node& n, Config& c) {
@@ -323,6 +335,10 @@ Config parse_config(std::string_view text, const std::string& file_name) {
     if (auto v = r.path(*rt, "hook", "runtime.", false)) c.runtime.hook = *v;
   }
   if (auto* topo = r.table(root, "topology", "")) read_topology(r, *topo, c);
+  // Tables are read in a fixed order and toml++ keeps their keys sorted: the operator reads the
+  // file top to bottom.
+  std::stable_sort(c.problems.begin(), c.problems.end(),
+                   [](const ConfigProblem& a, const ConfigProblem& b) { return a.line < b.line; });
   return c;
 }
 

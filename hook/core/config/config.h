@@ -55,6 +55,9 @@ struct ConfigProblem {
 };
 // "config /etc/gpu-numa-hook/config.toml: line 3: policy.bogus: unknown key, ignored (...)"
 std::string describe(const ConfigProblem& p);
+// All of them on one line, the file named once: "config F: line 3: policy.bogus: ...; line 7: ..."
+// ("" when there are none). For the hook's log line.
+std::string describe_all(const std::vector<ConfigProblem>& problems);
 
 struct Config {
   Policy policy;

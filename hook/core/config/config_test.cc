@@ -226,3 +226,11 @@ TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
   CHECK(problems_of("[nvml]\nlibrary = \"libnvidia-ml.so.1\"\n") ==
         Lines{kF + "line 2: nvml.library: 'libnvidia-ml.so.1' must be an absolute path or \"\": the default is used"});
 }
+
+TEST_CASE("describe_all: every problem on one line, the file named once") {
+  CHECK(describe_all({}) == "");
+  Config c = parse_config("bogus = 1\n[policy]\non-error = \"no\"\n", "f.toml");
+  CHECK(describe_all(c.problems) ==
+        "config f.toml: line 1: bogus: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
+        "runtime, nvml); line 3: policy.on-error: 'no' is not one of allow, refuse: the default (allow) is used");
+}
