@@ -63,6 +63,7 @@ void EventLog::fall_back(const std::string& what) {
   sinks.clear();
   sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_st>());
   sinks.push_back(syslog_sink());
+  logger_->set_pattern("%v");  // for the new sinks too: the record is the whole line
   // At error level, so a log kept at warn or error still shows it.
   logger_->log(spdlog::level::err, "gpu-numa-hook[" + std::to_string(::getpid()) + "]: cannot write the log file " +
                                        file + " (" + what + "): this and later records go to stderr and syslog");
