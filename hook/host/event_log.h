@@ -20,6 +20,9 @@ class EventLog {
   // Never fails: a log that cannot be opened must not block a container start.
   EventLog(const LogConfig& config, const HostFs& fs);
   ~EventLog();
+  // spdlog's error handler points back at this object.
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
   void write(const LogRecord& r);
   // The resolved file path ("" when none); the deadline watchdog appends to it directly.
   const std::string& file_path() const { return path_; }
