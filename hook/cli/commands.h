@@ -29,6 +29,9 @@ int run_check(const GlobalOptions& opts, const CheckOptions& check);
 // Exit 0 ready, 1 timed out (or never ready), 2 error.
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
 
+// `config check`: exit 0 valid (or absent), 1 one line per problem the hook ignores, 2 unusable.
+int run_config_check(const GlobalOptions& opts, bool json);
+
 struct InstallCommandOptions {
   std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy
   std::optional<std::string> runtime_config;  // the file (or hooks directory) to edit

@@ -87,11 +87,20 @@ int run(int argc, char** argv) {
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
   install->add_option("--hook-path", install_opts.hook_path, "Where gpu-numa-hook is (default /usr/bin/gpu-numa-hook)")->type_name("FILE");
-  install->add_flag("--set-default", install_opts.set_default, "docker, containerd: make gpu-numa the default runtime");
+  // --set-as-default: nvidia-ctk's spelling, as operators type it from habit.
+  install->add_flag("--set-default,--set-as-default", install_opts.set_default,
+                    "docker, containerd, crio-runtime: make gpu-numa the default runtime");
   install->add_flag("--dry-run", install_opts.dry_run, "Print the diff; write nothing");
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+
+  bool config_json = false;
+  auto* config = app.add_subcommand("config", "Validate gpu-numa-hook's own configuration");
+  config->require_subcommand(1, 1);
+  auto* config_check = config->add_subcommand(
+      "check", "Print each problem the hook ignores in its config (exit 0 valid, 1 problems, 2 unusable)");
+  config_check->add_flag("--json", config_json, "One JSON object");
 
   try {
     app.parse(argc, argv);
@@ -106,6 +115,7 @@ int run(int argc, char** argv) {
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);
   if (*install) return gnh::run_install(opts, install_opts);
+  if (*config_check) return gnh::run_config_check(opts, config_json);
   return gnh::as_int(gnh::ExitCode::error);
 }
 

@@ -11,6 +11,7 @@
 #include "base/exit_code.h"
 #include "check/readiness.h"
 #include "cli/commands.h"
+#include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/cgroup_locator.h"
 #include "host/config_loader.h"
@@ -43,6 +44,7 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    warn_config_problems("gpu-numa-hook: wait: ", config);
     auto start = Clock::now();
     auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
     auto next_progress = start;

@@ -7,6 +7,14 @@
 
 namespace gnh {
 
+// What the operator should do next. While a GPU memory node is still coming online (offline in the
+// driver, or online there but not yet in the kernel) only `wait` helps: the fix cannot add a node
+// before the kernel has it. Else `check --fix` when stale cgroups are left and no fix ran.
+enum class NextStep { none, wait, fix };
+NextStep next_step(const CheckResult& r);
+// The GPU memory nodes still coming online (the reason for NextStep::wait).
+NodeSet onlining_nodes(const CheckFindings& f);
+
 std::string check_text(const CheckResult& r);
 std::string check_json(const CheckResult& r);
 
