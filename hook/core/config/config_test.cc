@@ -107,9 +107,18 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.next_hook == defaults.next_hook);
   CHECK(shipped.chain_timeout_ms == defaults.chain_timeout_ms);
   CHECK(shipped.check_fix == defaults.check_fix);
+  CHECK(shipped.systemd_allowed_memory_nodes == defaults.systemd_allowed_memory_nodes);
   CHECK(shipped.runtime.next == defaults.runtime.next);
   CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
+}
+
+TEST_CASE("[systemd] allowed-memory-nodes: on by default, a boolean") {
+  CHECK(parse_config("", "t.toml").systemd_allowed_memory_nodes);
+  CHECK_FALSE(parse_config("[systemd]\nallowed-memory-nodes = false\n", "t.toml").systemd_allowed_memory_nodes);
+  CHECK_THROWS_WITH_AS(parse_config("[systemd]\nallowed-memory-nodes = \"yes\"\n", "t.toml"),
+                       doctest::Contains("systemd.allowed-memory-nodes"), Error);
+  CHECK_THROWS_WITH_AS(parse_config("[systemd]\nfoo = true\n", "t.toml"), doctest::Contains("systemd.foo"), Error);
 }
 
 TEST_CASE("[runtime] next and hook: names or absolute paths, bad values named") {

@@ -1,0 +1,36 @@
+// Makes a cpuset patch durable where systemd owns the cgroup: the widened value also becomes the
+// unit's AllowedMemoryNodes= (runtime only, as `runc update` does with the systemd driver), so a
+// `systemctl daemon-reload` re-applies our value instead of the old one. docs/SYSTEMD.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cgroup/cgroup_location.h"
+#include "cgroup/patch_plan.h"
+#include "host/deadline.h"
+#include "host/host_fs.h"
+
+namespace gnh {
+
+// systemd manages this hierarchy: cgroup v2 mounted at /sys/fs/cgroup and systemd running as the
+// init system (/run/systemd/system is a directory, what sd_booted() checks). v1 cpusets and hosts
+// without systemd keep the plain write.
+bool systemd_owns_cgroups(const HostFs& fs, const CpusetLocation& loc);
+
+struct UnitUpdate {
+  std::string unit;  // "runc-c1.scope"
+  NodeSet nodes;     // the AllowedMemoryNodes= sent: the value written to its cpuset.mems
+  std::string error; // "" when systemd accepted it
+};
+
+// One SetUnitProperties per written step whose cgroup is a unit (a scope or slice); steps below a
+// unit (a delegated subtree) are the unit's owner's and are skipped. Never throws; never undoes a
+// cgroup write.
+std::vector<UnitUpdate> tell_systemd(const HostFs& fs, const std::vector<PatchStep>& written, const Deadline& deadline);
+
+// For the hook's log line: " (systemd AllowedMemoryNodes: runc-c1.scope=0-1)", or, when a
+// call failed, what failed and the command an operator runs instead; `failed` is set then.
+std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* failed);
+
+}  // namespace gnh
