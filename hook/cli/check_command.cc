@@ -19,6 +19,8 @@
 #include "host/cpuset_walk.h"
 #include "host/driver_reader.h"
 #include "host/nvml_cache_reader.h"
+#include "host/running_containers.h"
+#include "host/systemd_durable.h"
 
 namespace gnh {
 
@@ -55,6 +57,30 @@ void count_tasks(const CpusetTree& tree, const CheckFindings& f, std::map<std::s
   for (const auto& g : f.missing_gpu_node) count(g.path);
 }
 
+// Where systemd owns the cgroups, what --fix wrote becomes the units' AllowedMemoryNodes= too, as
+// after the hook's patch: else the next daemon-reload undoes the fix (docs/SYSTEMD.md).
+void tell_systemd_about_fix(const HostFs& fs, const Config& config, const CpusetLocation& loc, CheckResult& r) {
+  if (!r.fix || !config.systemd_allowed_memory_nodes || !systemd_owns_cgroups(fs, loc)) return;
+  std::vector<PatchStep> written;
+  for (const auto& x : r.fix->results)
+    if (x.written) written.push_back({x.path, x.before, x.after});
+  Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
+  for (auto& u : tell_systemd(fs, written, deadline)) r.systemd_updates.push_back(u);
+}
+
+// Running GPU containers that lost a GPU memory node; with --fix, each is re-patched.
+void check_running_containers(const HostFs& fs, const Config& config, const CpusetLocation& loc,
+                              const CpusetTree& tree, const HostNodes& nodes, bool fix, CheckResult& r) {
+  auto find = [&]() {
+    return find_lost_gpu_nodes(find_running_gpu_containers(fs, config, tree), nodes.gpu_online,
+                               config.policy.explicit_mems);
+  };
+  r.lost = find();
+  if (!fix || r.lost.empty()) return;
+  for (const auto& l : r.lost) r.container_fixes.push_back(fix_lost_gpu_node(fs, config, tree, loc, l, &r.systemd_updates));
+  r.lost_after = find();
+}
+
 double unix_now() {
   using namespace std::chrono;
   return static_cast<double>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
@@ -78,7 +104,9 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     if (fix && !plan.empty()) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
       r.after = find_problems_walking(tree, nodes);
+      tell_systemd_about_fix(fs, config, loc, r);
     }
+    check_running_containers(fs, config, loc, tree, nodes, fix, r);
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 
@@ -89,6 +117,11 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
       for (const auto& x : r.fix->results)
         if (!x.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", x.error.c_str());
     }
+    for (const auto& c : r.container_fixes)
+      if (!c.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: container %s: %s\n", c.id.c_str(), c.error.c_str());
+    bool systemd_failed = false;
+    std::string told = describe_unit_updates(r.systemd_updates, &systemd_failed);
+    if (systemd_failed) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", told.c_str() + (told[0] == ' ' ? 1 : 0));
     if (co.prometheus_file) write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(&r, started)));
     return r.exit_code();
   } catch (const std::exception& e) {

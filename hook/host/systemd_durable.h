@@ -10,6 +10,7 @@
 #include "cgroup/patch_plan.h"
 #include "host/deadline.h"
 #include "host/host_fs.h"
+#include "systemd/systemd_unit.h"
 
 namespace gnh {
 
@@ -18,19 +19,9 @@ namespace gnh {
 // without systemd keep the plain write.
 bool systemd_owns_cgroups(const HostFs& fs, const CpusetLocation& loc);
 
-struct UnitUpdate {
-  std::string unit;  // "runc-c1.scope"
-  NodeSet nodes;     // the AllowedMemoryNodes= sent: the value written to its cpuset.mems
-  std::string error; // "" when systemd accepted it
-};
-
 // One SetUnitProperties per written step whose cgroup is a unit (a scope or slice); steps below a
 // unit (a delegated subtree) are the unit's owner's and are skipped. Never throws; never undoes a
 // cgroup write.
 std::vector<UnitUpdate> tell_systemd(const HostFs& fs, const std::vector<PatchStep>& written, const Deadline& deadline);
-
-// For the hook's log line: " (systemd AllowedMemoryNodes: runc-c1.scope=0-1)", or, when a
-// call failed, what failed and the command an operator runs instead; `failed` is set then.
-std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* failed);
 
 }  // namespace gnh

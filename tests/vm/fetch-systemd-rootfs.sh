@@ -31,8 +31,9 @@ if [ -z "$mirror" ]; then
 fi
 
 mkdir -p "$dir"
-tmp=$tarball.tmp.$$
-trap 'rm -f "$tmp"' EXIT
+# mmdebstrap picks its output format from the name: keep ".tar" at the end.
+tmp=$dir/.building-$$.tar
+trap 'rm -rf "$tmp"' EXIT
 for attempt in 1 2 3 4; do
 	if mmdebstrap --variant=minbase --include="$include" --quiet "$suite" "$tmp" "$mirror" >"$dir/mmdebstrap.log" 2>&1; then
 		mv "$tmp" "$tarball"

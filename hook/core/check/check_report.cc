@@ -134,7 +134,15 @@ std::string check_text(const CheckResult& r) {
     s += "after the fix:\n";
     s += problems_text(r, *r.after);
   }
-  size_t left = r.left().problems();
+  s += lost_gpu_nodes_text(r.lost);
+  if (!r.container_fixes.empty() || !r.systemd_updates.empty()) {
+    s += container_fixes_text(r.container_fixes);
+    bool failed = false;
+    std::string told = describe_unit_updates(r.systemd_updates, &failed);
+    if (!told.empty()) s += "  systemd:" + told + "\n";
+  }
+  if (r.lost_after) s += "after the fix: " + lost_gpu_nodes_text(*r.lost_after);
+  size_t left = r.left().problems() + r.lost_left().size();
   if (r.exit_code() == 0)
     s += r.fix ? "result: fixed\n" : "result: clean\n";
   else
@@ -158,6 +166,24 @@ std::string check_json(const CheckResult& r) {
     j["fix"] = nullptr;
   }
   j["after_fix"] = r.after ? findings_json(r, *r.after) : json(nullptr);
+  auto lost_json = [](const std::vector<LostGpuNode>& lost) {
+    json a = json::array();
+    for (const auto& l : lost)
+      a.push_back({{"container", l.id}, {"cgroup", l.cgroup}, {"gpus", l.gpus}, {"mems", l.mems.to_string()},
+                   {"missing", l.missing.to_string()}});
+    return a;
+  };
+  j["containers_lost_gpu_node"] = lost_json(r.lost);
+  j["containers_lost_gpu_node_after_fix"] = r.lost_after ? lost_json(*r.lost_after) : json(nullptr);
+  json fixes = json::array();
+  for (const auto& c : r.container_fixes)
+    fixes.push_back({{"container", c.id}, {"cgroup", c.cgroup}, {"before", c.before.to_string()}, {"after", c.after.to_string()},
+                     {"written", c.written}, {"busy", c.busy}, {"error", c.error.empty() ? json(nullptr) : json(c.error)}});
+  j["container_fixes"] = fixes;
+  json units = json::array();
+  for (const auto& u : r.systemd_updates)
+    units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()}, {"error", u.error.empty() ? json(nullptr) : json(u.error)}});
+  j["systemd_updates"] = units;
   j["exit_code"] = r.exit_code();
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }

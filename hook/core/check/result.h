@@ -5,8 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "check/container_drift.h"
 #include "check/findings.h"
 #include "check/fix_outcome.h"
+#include "systemd/systemd_unit.h"
 
 namespace gnh {
 
@@ -15,6 +17,15 @@ struct CheckResult {
   std::optional<FixOutcome> fix;        // set when a fix ran (there was something to fix)
   std::optional<CheckFindings> after;   // the hierarchy walked again after the fix
   std::map<std::string, long> tasks;    // task counts of the cgroups reported; -1 unreadable
+  // Running GPU containers that lost a GPU memory node (check/container_drift.h), before any fix,
+  // what --fix did for them, and what is left after it.
+  std::vector<LostGpuNode> lost;
+  std::vector<ContainerFix> container_fixes;
+  std::optional<std::vector<LostGpuNode>> lost_after;
+  // Where systemd owns the cgroups: the AllowedMemoryNodes= calls --fix made for what it wrote.
+  std::vector<UnitUpdate> systemd_updates;
+
+  const std::vector<LostGpuNode>& lost_left() const { return lost_after ? *lost_after : lost; }
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;

@@ -38,4 +38,23 @@ std::vector<unsigned char> allowed_nodes_bitmask(const NodeSet& nodes) {
   return bytes;
 }
 
+std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* failed) {
+  *failed = false;
+  std::string ok, bad;
+  for (const auto& u : updates) {
+    std::string value = u.nodes.to_string();
+    if (u.error.empty()) {
+      ok += (ok.empty() ? "" : ", ") + u.unit + "=" + value;
+      continue;
+    }
+    *failed = true;
+    bad += "; systemd not told for " + u.unit + " (" + u.error +
+           "): its next daemon-reload can take the node away again; run: systemctl set-property --runtime " + u.unit +
+           " AllowedMemoryNodes=" + value;
+  }
+  std::string s;
+  if (!ok.empty()) s += " (systemd AllowedMemoryNodes: " + ok + ")";
+  return s + bad;
+}
+
 }  // namespace gnh

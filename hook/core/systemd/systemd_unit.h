@@ -23,4 +23,15 @@ std::optional<std::string> systemd_unit_of_cgroup(std::string_view cgroup_path);
 // Empty for an empty set: systemd reads that as "no restriction", never sent by us.
 std::vector<unsigned char> allowed_nodes_bitmask(const NodeSet& nodes);
 
+// One SetUnitProperties(AllowedMemoryNodes) made after a cpuset write, and its answer.
+struct UnitUpdate {
+  std::string unit;   // "runc-c1.scope"
+  NodeSet nodes;      // the AllowedMemoryNodes= sent: the value written to its cpuset.mems
+  std::string error;  // "" when systemd accepted it
+};
+
+// For the hook's log line: " (systemd AllowedMemoryNodes: runc-c1.scope=0-1)", and for each call
+// that failed what failed and the command an operator runs instead; `failed` is set then.
+std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* failed);
+
 }  // namespace gnh
