@@ -4,6 +4,7 @@
 set -u
 exec >/dev/ttyS0 2>&1
 T0=$(date +%s.%N)
+BOOT_AT=$(cut -d" " -f1 /proc/uptime)
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 # expect DESCRIPTION ACTUAL EXPECTED
@@ -12,12 +13,13 @@ phase() { echo "== phase $1 (t=$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{pri
 mems() { cat "/sys/fs/cgroup/$1/cpuset.mems" 2>/dev/null || echo "(no $1)"; }
 allowed() { systemctl show -p AllowedMemoryNodes --value "$1"; }
 RUNC="runc --systemd-cgroup"
-ON=gnh-on.slice/gnh-ctr-on.scope
-OFF=gnh-off.slice/gnh-ctr-off.scope
+# systemd nests slices by their dashes: gnh-on.slice is gnh.slice/gnh-on.slice.
+ON=gnh.slice/gnh-on.slice/gnh-ctr-on.scope
+OFF=gnh.slice/gnh-off.slice/gnh-ctr-off.scope
 UPD=system.slice/gnh-ctr-upd.scope
 state() { # the scope and its parent slice: cpuset.mems and the units' AllowedMemoryNodes
-	local scope=$1 slice=${1%%/*}
-	echo "$(mems "$slice")/$(mems "$scope") unit:$(allowed "$slice")/$(allowed "${scope#*/}")"
+	local scope=$1 slice=${1%/*}
+	echo "$(mems "$slice")/$(mems "$scope") unit:$(allowed "${slice##*/}")/$(allowed "${scope##*/}")"
 }
 
 phase setup
@@ -102,7 +104,7 @@ expect "check exits 1 for a running GPU container that lost its GPU's node" "$rc
 grep -q 'ctr-off' /tmp/check.out && pass "check names ctr-off" || fail "check does not name ctr-off"
 grep -q 'ctr-on' /tmp/check.out && fail "check names ctr-on, which has its node" || pass "check does not name ctr-on"
 gpu-numa-hook check --json >/tmp/check.json 2>/dev/null
-grep -q '"gnh-off.slice/gnh-ctr-off.scope\|ctr-off' /tmp/check.json && pass "check --json names ctr-off" || fail "check --json: $(head -c 600 /tmp/check.json)"
+grep -q '"container": "ctr-off"' /tmp/check.json && pass "check --json names ctr-off" || fail "check --json: $(head -c 600 /tmp/check.json)"
 gpu-numa-hook check --prometheus /tmp/check.prom >/dev/null 2>&1
 grep 'gpu_numa_hook_containers_lost_gpu_node' /tmp/check.prom
 expect "Prometheus: one container lost a GPU node" "$(awk '$1=="gpu_numa_hook_containers_lost_gpu_node"{print $2}' /tmp/check.prom)" "1"
@@ -120,7 +122,7 @@ phase end
 for c in ctr-on ctr-off ctr-upd; do $RUNC delete -f $c >/dev/null 2>&1; done
 echo "---- hook log ----"
 cat /var/log/gpu-numa-hook.log
-echo "scenario took $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')s; boot to scenario: $(systemd-analyze 2>/dev/null | head -1)"
+echo "scenario took $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')s, started ${BOOT_AT}s after boot"
 echo VMTEST-DONE
 sync
 systemctl poweroff -f

@@ -137,9 +137,15 @@ std::string check_text(const CheckResult& r) {
   s += lost_gpu_nodes_text(r.lost);
   if (!r.container_fixes.empty() || !r.systemd_updates.empty()) {
     s += container_fixes_text(r.container_fixes);
-    bool failed = false;
-    std::string told = describe_unit_updates(r.systemd_updates, &failed);
-    if (!told.empty()) s += "  systemd:" + told + "\n";
+    for (const auto& u : r.systemd_updates) {
+      std::string value = u.nodes.to_string();
+      if (u.error.empty())
+        s += "  systemd: " + u.unit + " AllowedMemoryNodes=" + value + " (runtime)\n";
+      else
+        s += "  systemd: FAILED to set " + u.unit + " AllowedMemoryNodes=" + value + ": " + u.error +
+             "; its next daemon-reload can undo the fix; run: systemctl set-property --runtime " + u.unit +
+             " AllowedMemoryNodes=" + value + "\n";
+    }
   }
   if (r.lost_after) s += "after the fix: " + lost_gpu_nodes_text(*r.lost_after);
   size_t left = r.left().problems() + r.lost_left().size();

@@ -51,7 +51,7 @@ TEST_CASE("check: a lost GPU node is a problem in the exit code, the text, the J
   r.lost_after = std::vector<LostGpuNode>{};
   CHECK(r.exit_code() == 0);
   CHECK(check_text(r).find("container c1 (/system.slice/runc-c1.scope)  0 -> 0-1") != std::string::npos);
-  CHECK(check_text(r).find("systemd AllowedMemoryNodes: runc-c1.scope=0-1") != std::string::npos);
+  CHECK(check_text(r).find("systemd: runc-c1.scope AllowedMemoryNodes=0-1 (runtime)") != std::string::npos);
   // systemd not told: the next daemon-reload undoes the fix, so check says so and exits 1.
   r.systemd_updates[0].error = "connect /run/systemd/private: Permission denied";
   CHECK(r.exit_code() == 1);
