@@ -20,13 +20,14 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds) {
                n(left.gpu_offline.size())});
   m.push_back({"gpu_numa_hook_root_missing_nodes", "Online memory nodes missing from the root cpuset", "gauge",
                n(left.root_missing.size())});
-  m.push_back({"gpu_numa_hook_containers_lost_gpu_node",
-               "Running GPU containers whose cgroup lacks an online memory node of their GPUs (after any fix)", "gauge",
-               n(r->lost_left().size())});
   m.push_back({"gpu_numa_hook_check_fixed_cgroups", "Cgroups the last check widened (0 without --fix)", "gauge",
                n(r->fix ? r->fix->fixed() : 0)});
   m.push_back({"gpu_numa_hook_check_fix_failures", "Cgroups the last check failed to widen", "gauge",
                n(r->fix ? r->fix->failed() : 0)});
+  // Last, so the lines above keep their places for readers that count them.
+  m.push_back({"gpu_numa_hook_containers_lost_gpu_node",
+               "Running GPU containers whose cgroup lacks an online memory node of their GPUs (after any fix)", "gauge",
+               n(r->lost_left().size())});
   return m;
 }
 
