@@ -68,17 +68,17 @@ void tell_systemd_about_fix(const HostFs& fs, const Config& config, const Cpuset
   for (auto& u : tell_systemd(fs, written, deadline)) r.systemd_updates.push_back(u);
 }
 
-// Running GPU containers that lost a GPU memory node; with --fix, each is re-patched.
-void check_running_containers(const HostFs& fs, const Config& config, const CpusetLocation& loc,
-                              const CpusetTree& tree, const HostNodes& nodes, bool fix, CheckResult& r) {
-  auto find = [&]() {
-    return find_lost_gpu_nodes(find_running_gpu_containers(fs, config, tree), nodes.gpu_online,
-                               config.policy.explicit_mems);
-  };
-  r.lost = find();
-  if (!fix || r.lost.empty()) return;
+// Running GPU containers that lost a GPU memory node.
+std::vector<LostGpuNode> find_lost(const HostFs& fs, const Config& config, const CpusetTree& tree, const HostNodes& nodes) {
+  return find_lost_gpu_nodes(find_running_gpu_containers(fs, config, tree), nodes.gpu_online, config.policy.explicit_mems);
+}
+
+// --fix for them, after the stale cgroups' fix (which may have healed them already: each is re-read).
+void fix_lost(const HostFs& fs, const Config& config, const CpusetLocation& loc, const CpusetTree& tree,
+              const HostNodes& nodes, CheckResult& r) {
+  if (r.lost.empty()) return;
   for (const auto& l : r.lost) r.container_fixes.push_back(fix_lost_gpu_node(fs, config, tree, loc, l, &r.systemd_updates));
-  r.lost_after = find();
+  r.lost_after = find_lost(fs, config, tree, nodes);
 }
 
 double unix_now() {
@@ -100,13 +100,14 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
 
     CheckResult r;
     r.found = find_problems_walking(tree, nodes);
+    r.lost = find_lost(fs, config, tree, nodes);
     auto plan = plan_check_fix(r.found);
     if (fix && !plan.empty()) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
       r.after = find_problems_walking(tree, nodes);
       tell_systemd_about_fix(fs, config, loc, r);
     }
-    check_running_containers(fs, config, loc, tree, nodes, fix, r);
+    if (fix) fix_lost(fs, config, loc, tree, nodes, r);
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 

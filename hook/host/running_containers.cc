@@ -23,14 +23,13 @@ std::vector<std::string> runc_roots(const HostFs& fs) {
 std::vector<RunningGpuContainer> find_running_gpu_containers(const HostFs& fs, const Config& config,
                                                              const CpusetTree& tree) {
   std::vector<RunningGpuContainer> out;
-  if (!fs.is_real_root()) return out;
   const std::string mount = tree.mount_point();
   for (const auto& root : runc_roots(fs)) {
     auto ids = fs.list_dir(root);
     if (!ids) continue;
     for (const auto& id : *ids) {
       try {
-        RunningContainer c = read_running_container(root, id, config);
+        RunningContainer c = read_running_container(fs, root, id, config);
         if (c.gpu_nodes.empty()) continue;
         if (c.cpuset_dir.compare(0, mount.size(), mount) != 0) continue;  // another hierarchy
         std::string rel = c.cpuset_dir.substr(mount.size());

@@ -17,7 +17,8 @@ namespace gnh {
 
 // The runc roots looked at: /run/runc, /run/docker/runtime-runc/<ns>, /run/containerd/runc/<ns>.
 // Containers without GPUs, without tasks or whose state cannot be read are skipped (a container
-// exiting while check runs is not a finding); only on the real root (state files name host paths).
+// exiting while check runs is not a finding). With --host-root every path (the roots, what the
+// state files name) is read beneath it.
 std::vector<RunningGpuContainer> find_running_gpu_containers(const HostFs& fs, const Config& config,
                                                              const CpusetTree& tree);
 

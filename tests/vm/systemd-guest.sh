@@ -122,6 +122,13 @@ gpu-numa-hook check >/dev/null 2>&1
 expect "check exits 0 afterwards" "$?" "0"
 
 phase end
+# The hook made its D-Bus calls from inside its sandbox: nothing in its log says the sandbox was
+# incomplete or a call was denied (everything runs as root: an EPERM can only be the filter's).
+if grep -E -q 'sandbox incomplete|EPERM|Operation not permitted' /var/log/gpu-numa-hook.log; then
+	fail "hook log mentions an incomplete sandbox or a denied call: $(grep -E 'sandbox incomplete|EPERM|Operation not permitted' /var/log/gpu-numa-hook.log | head -1)"
+else
+	pass "the hook's D-Bus calls ran inside its full sandbox (no 'sandbox incomplete', no EPERM in its log)"
+fi
 for c in ctr-on ctr-off ctr-upd; do $RUNC delete -f $c >/dev/null 2>&1; done
 echo "---- hook log ----"
 cat /var/log/gpu-numa-hook.log
