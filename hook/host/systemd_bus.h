@@ -1,7 +1,7 @@
 // One call to systemd over D-Bus, without libsystemd: connect (systemd's private socket, else the
 // system bus), AUTH EXTERNAL, one method call, its reply. Every read is bounded and the whole
 // exchange ends by the deadline. Uses only socket(AF_UNIX), connect, sendto, read and poll, which
-// the hook's sandbox already allows (docs/SANDBOX.md).
+// the hook's sandbox already allows (docs/internals/sandbox.md).
 #pragma once
 
 #include <string>

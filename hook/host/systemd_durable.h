@@ -1,6 +1,6 @@
 // Makes a cpuset patch durable where systemd owns the cgroup: the widened value also becomes the
 // unit's AllowedMemoryNodes= (runtime only, as `runc update` does with the systemd driver), so a
-// `systemctl daemon-reload` re-applies our value instead of the old one. docs/SYSTEMD.md.
+// `systemctl daemon-reload` re-applies our value instead of the old one. docs/platforms/systemd.md.
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include "check/findings.h"
 #include "check/fix_outcome.h"
 #include "systemd/systemd_unit.h"
+#include "config/config.h"
 
 namespace gnh {
 
@@ -26,9 +27,15 @@ struct CheckResult {
   std::vector<UnitUpdate> systemd_updates;
 
   const std::vector<LostGpuNode>& lost_left() const { return lost_after ? *lost_after : lost; }
+  // The config the hook reads: its path ("" = none, built-in defaults) and what the hook ignores in
+  // it. Each problem makes the exit 1: the hook is not doing what the file says.
+  std::string config_file;
+  std::vector<ConfigProblem> config_problems;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;
+  // Problems left: the hierarchy's and the config's.
+  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size(); }
   // 0: nothing wrong (or everything fixed); 1: problems left. (2, the check failing, is main's.)
   int exit_code() const;
 };
