@@ -60,13 +60,14 @@ void count_tasks(const CpusetTree& tree, const CheckFindings& f, std::map<std::s
 
 // Where systemd owns the cgroups, what --fix wrote becomes the units' AllowedMemoryNodes= too, as
 // after the hook's patch: else the next daemon-reload undoes the fix (docs/platforms/systemd.md).
-void tell_systemd_about_fix(const HostFs& fs, const Config& config, const CpusetLocation& loc, CheckResult& r) {
+void tell_systemd_about_fix(const HostFs& fs, const Config& config, const CpusetLocation& loc, const CpusetTree& tree,
+                            CheckResult& r) {
   if (!r.fix || !config.systemd_allowed_memory_nodes || !systemd_owns_cgroups(fs, loc)) return;
   std::vector<PatchStep> written;
   for (const auto& x : r.fix->results)
     if (x.written) written.push_back({x.path, x.before, x.after});
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
-  for (auto& u : tell_systemd(fs, written, deadline)) r.systemd_updates.push_back(u);
+  for (auto& u : tell_systemd(fs, tree, written, fs.resolve(config.lock_path), deadline)) r.systemd_updates.push_back(u);
 }
 
 // Running GPU containers that lost a GPU memory node.
@@ -192,7 +193,7 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
       log_fix(fs, config, *r.fix, t0);
       r.after = find_problems_walking(tree, nodes);
-      tell_systemd_about_fix(fs, config, loc, r);
+      tell_systemd_about_fix(fs, config, loc, tree, r);
     }
     if (fix) fix_lost(fs, config, loc, tree, nodes, r);
     log_container_fixes(fs, config, r, t0);

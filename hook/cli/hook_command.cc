@@ -145,7 +145,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     // daemon-reload: tell it ours. A failure here never undoes the write; it is logged, with the fix.
     if (out.ok && config.systemd_allowed_memory_nodes && systemd_owns_cgroups(fs, *ev.location)) {
       bool failed = false;
-      v.message += describe_unit_updates(tell_systemd(fs, out.steps, deadline), &failed);
+      v.message += describe_unit_updates(
+          tell_systemd(fs, CpusetTree(fs, *ev.location), out.steps, fs.resolve(config.lock_path), deadline), &failed);
       if (failed && v.level == "info") v.level = "warn";
     }
     return finish(v);

@@ -68,7 +68,7 @@ ContainerFix fix_lost_gpu_node(const HostFs& fs, const Config& config, const Cpu
     f.written = !out.steps.empty();
     f.after = out.effective_after;
     if (config.systemd_allowed_memory_nodes && systemd_owns_cgroups(fs, where))
-      for (auto& u : tell_systemd(fs, out.steps, deadline)) told->push_back(u);
+      for (auto& u : tell_systemd(fs, tree, out.steps, fs.resolve(config.lock_path), deadline)) told->push_back(u);
   } catch (const std::exception& e) {
     f.error = e.what();
   }
