@@ -32,6 +32,8 @@ packages=(
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
   # ... and the race VM on their kernels (qemu-system-aarch64 -M virt, qemu-system-ppc64 -M pseries)
   qemu-system-arm qemu-system-ppc
+  # issue 29: systemd as PID 1 in QEMU, from a Debian root file system built with mmdebstrap
+  mmdebstrap
   libseccomp-dev:arm64 libcap-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libtomlplusplus-dev:arm64
   libseccomp-dev:ppc64el libcap-dev:ppc64el libspdlog-dev:ppc64el libfmt-dev:ppc64el libtomlplusplus-dev:ppc64el
 )
@@ -57,6 +59,8 @@ fi
 for arch in aarch64 ppc64le; do
   echo "== $arch VM guest parts: $(bash tests/vm/fetch-arch-parts.sh $arch)"
 done
+# The systemd VM's Debian 12 root file system (mmdebstrap, cached by package list).
+echo "== systemd VM root file system: $(bash tests/vm/fetch-systemd-rootfs.sh)"
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -220,7 +220,7 @@ void vet_our_config(const std::string& ours, const std::string& engine_file, con
       foreign += (foreign.empty() ? "'" : ", '") + p.key + "'";
   if (!foreign.empty())
     fail("--config " + ours + " is not a gpu-numa-hook config: its top level has " + foreign +
-         ", none of gpu-numa-hook's tables (policy, log, lock, chain, topology, check, runtime, nvml)" + hint);
+         ", none of gpu-numa-hook's tables (policy, log, lock, chain, topology, check, runtime, nvml, systemd)" + hint);
   for (const auto& p : c.problems) std::fprintf(stderr, "gpu-numa-hook: install: warning: %s\n", describe(p).c_str());
   if (!c.problems.empty())
     std::fprintf(stderr, "gpu-numa-hook: install: warning: the hook ignores %zu key(s) of %s until they are fixed "
