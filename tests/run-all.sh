@@ -27,6 +27,8 @@ packages=(
   docker.io containerd scdoc man-db python3-yaml
   # issue 19: containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
+  # the NRI plugin (nri/): its protobuf messages, compiled by Debian's protoc
+  libprotobuf-dev protobuf-compiler
   # issue 21: cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user,
   # and the .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
