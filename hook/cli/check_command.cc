@@ -10,6 +10,7 @@
 #include "check/check_report.h"
 #include "check/findings.h"
 #include "check/metrics.h"
+#include "check/nri_plugin_state.h"
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "host/atomic_file.h"
@@ -18,6 +19,7 @@
 #include "host/config_loader.h"
 #include "host/cpuset_walk.h"
 #include "host/driver_reader.h"
+#include "host/nri_state_reader.h"
 #include "host/nvml_cache_reader.h"
 
 namespace gnh {
@@ -79,6 +81,10 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
       r.after = find_problems_walking(tree, nodes);
     }
+    NriPluginCheck nri = check_nri_plugin(fs, kNriStatePath);
+    r.nri_applicable = nri.applicable;
+    r.nri_runtime = nri.runtime;
+    r.nri_problem = nri.problem;
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 

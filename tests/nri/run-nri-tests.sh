@@ -43,10 +43,13 @@ n = len(os.listdir(rec))
 open(f"{rec}/{n:03d}.argv", "w").write("\\n".join(args) + "\\n")
 if "create" in args and "--bundle" in args:
     open(f"{rec}/{n:03d}.config.json", "w").write(open(args[args.index("--bundle") + 1] + "/config.json").read())
-if "update" in args and "--resources" in args:
-    i = args.index("--resources") + 1
-    src = args[i]
+# containerd's runc shim writes "--resources=-" (2.1) or "--resources -"; a file path is read as well
+res_at = [i for i, a in enumerate(args) if a == "--resources" or a.startswith("--resources=")]
+if "update" in args and res_at:
+    i = res_at[0]
+    src = args[i].split("=", 1)[1] if "=" in args[i] else args[i + 1]
     text = sys.stdin.read() if src == "-" else open(src).read()
+    open(f"{rec}/{n:03d}.update-form", "w").write(args[i] + ("" if "=" in args[i] else " " + args[i + 1]) + "\n")
     open(f"{rec}/{n:03d}.update", "w").write(text)
     res = json.loads(text)
     def nodes(s):
@@ -61,7 +64,10 @@ if "update" in args and "--resources" in args:
         res["cpu"]["mems"] = ",".join(str(x) for x in sorted(nodes(mems) & have))
     path = f"{rec}/{n:03d}.applied"
     open(path, "w").write(json.dumps(res))
-    args[i] = path
+    if "=" in args[i]:
+        args[i] = "--resources=" + path
+    else:
+        args[i + 1] = path
 os.execvp("runc", ["runc"] + args)
 PYW
     chmod 755 "$TMP/bin/runc-rec"
@@ -72,7 +78,12 @@ tmpfs_over gnh-nri /run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/n
 
 # ---------------------------------------------------------------- inside the namespace
 CTD_ROOT=$(cat "$TMP/ctd-root")
-export PATH="$CTD_ROOT/usr/bin:$PATH"   # containerd finds its runc shim on PATH
+# This namespace's containerd is the fetched one, at the path a node has it: install asks
+# /usr/bin/containerd --version (a fixed search path, never $PATH), containerd finds its shim on PATH.
+for b in containerd containerd-shim-runc-v2 ctr; do
+    [ -e "/usr/bin/$b" ] && mount --bind "$CTD_ROOT/usr/bin/$b" "/usr/bin/$b"
+done
+export PATH="$CTD_ROOT/usr/bin:$PATH"
 LOG=$TMP/logs/nri.log
 CTD=$TMP/ctd
 SOCK=$CTD/containerd.sock
@@ -93,7 +104,12 @@ wait_for() {
     return 1
 }
 # the config.json runc was handed for container ID
-config_of() { grep -l "\"$1\"" "$TMP"/rec/*.config.json 2>/dev/null | head -n1; }
+config_of() {
+    local a
+    for a in "$TMP"/rec/*.argv; do
+        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
+    done
+}
 
 "$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
     { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
@@ -123,9 +139,27 @@ IMG=docker.io/gnh/busybox:nri-$RUNID
   plugin_path = "$TMP/nri-plugins"
   plugin_config_path = "$TMP/nri-conf"
 TOML
+# install --runtime nri: on 2.x nothing of containerd's changes; on 1.7 our drop-in turns NRI on
+# (keeping the main file's NRI keys: 1.x replaces a plugin's whole table with an imported one's)
+DUMP_NRI() { containerd --config "$CTD/config.toml" config dump 2>&1 | grep -A12 'io.containerd.nri.v1.nri' | grep -E '^ *(disable|socket_path) ' | one_line; }
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --dry-run 2>&1); RC=$?
+BEFORE=$(md5sum <"$CTD/config.toml")
 case $SUITE in
-    # containerd 1.7 ships NRI off: enabled the way `install --runtime nri` does it
-    trixie) printf '  disable = false\n' >>"$CTD/config.toml" ;;
+    sid)
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^unchanged: $CTD/config.toml (NRI is on with containerd 2.1 " &&
+            [ ! -e "$CTD/conf.d" ] && [ "$(DUMP_NRI)" = "disable = false socket_path = '$NRI_SOCK'" ] &&
+            pass "install --runtime nri on containerd 2.1: nothing of containerd's changes (config dump: $(DUMP_NRI))" ||
+            fail "install --runtime nri (2.1)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
+    trixie)
+        [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] || fail "1.7 ships NRI off" "dump: $(DUMP_NRI)"
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^+disable = false$" && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
+            pass "install --runtime nri --dry-run on containerd 1.7: prints the drop-in, writes nothing" ||
+            fail "install --dry-run (1.7)" "rc $RC: $(echo "$OUT" | one_line)"
+        OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" 2>&1); RC=$?
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "restart containerd once to turn NRI on (containerd 1.7 " &&
+            [ "$(DUMP_NRI)" = "disable = false socket_path = \"$NRI_SOCK\"" ] &&
+            pass "install --runtime nri on containerd 1.7: our drop-in turns NRI on, socket_path kept (config dump: $(DUMP_NRI)); says one restart" ||
+            fail "install --runtime nri (1.7)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
 esac
 
 start_containerd
@@ -183,15 +217,15 @@ if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ -n "$CFG" ] && [ "$(jq -c '.hooks.creat
 else fail "non-GPU container" "rc $RC/$RC2 ($OUT) cfg '$CFG' hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C0" "$LOG" | one_line)"; fi
 
 # 5. kubelet's Memory Manager drops the GPU's memory node: the plugin widens the update in NRI
-rm -f "$TMP"/rec/*.update
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
 OUT=$(cri update "$C1" 1); RC=$?
 UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
 if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
     grep -q "gpu-numa-nri\[[0-9]*\] container=$C1 stage=nri-update action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 mems-before=0 mems-after=0-1 .*update asked for cpuset.mems 1, which drops GPU memory node(s) 0" "$LOG" &&
     [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems")" = 0 ]; then
-    pass "UpdateContainerResources cpuset_mems=1: the plugin widened it to 0-1 (runc was handed $(grep -l . "$TMP"/rec/*.update | head -1 | xargs -r -I{} sh -c 'grep -q -- "--resources" "${1%.update}.argv" && sed -n "/--resources/{n;p}" "${1%.update}.argv"' _ {} | head -1)), logged stage=nri-update action=patch; cpuset.mems still 0"
+    pass "UpdateContainerResources cpuset_mems=1: the plugin widened it to 0-1 (runc update was handed $(cat "$TMP"/rec/*.update-form 2>/dev/null | head -1)), logged stage=nri-update action=patch; cpuset.mems still 0"
 else fail "update widened" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems") log: $(grep "stage=nri-update" "$LOG" | one_line)"; fi
-rm -f "$TMP"/rec/*.update
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
 n_before=$(grep -c "stage=nri-update" "$LOG")
 OUT=$(cri update "$C1" 0); RC=$?
 [ "$RC" = 0 ] && [ "$(jq -r .cpu.mems "$TMP"/rec/*.update 2>/dev/null)" = 0 ] && [ "$(grep -c "stage=nri-update" "$LOG")" = "$n_before" ] &&
@@ -224,16 +258,48 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
 else fail "reconnect after containerd restart" "log: $(grep nri-connect "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
 
 # 8. the plugin killed: check reports it (NRI fails open, so this must be visible)
-kill -9 "$(cat "$TMP/plugin.pid")"
+{ kill -9 "$(cat "$TMP/plugin.pid")"; wait "$(cat "$TMP/plugin.pid")"; } 2>/dev/null
 OUT=$("$HOOK" check 2>&1); RC=$?
 if echo "$OUT" | grep -q "NRI plugin not connected: .*gpu-numa-nri (pid $(cat "$TMP/plugin.pid")) is gone" && [ "$RC" = 1 ]; then
     pass "plugin killed: check exits 1 with '$(echo "$OUT" | grep 'NRI plugin' | one_line | cut -c1-160)'"
 else fail "check after kill" "rc $RC: $(echo "$OUT" | one_line)"; fi
-OUT=$("$HOOK" check --prometheus 2>&1)
-echo "$OUT" | grep -q '^gpu_numa_hook_nri_plugin_connected 0$' && pass "check --prometheus: gpu_numa_hook_nri_plugin_connected 0" ||
-    fail "prometheus" "$(echo "$OUT" | grep -i nri | one_line)"
+"$HOOK" check --prometheus "$TMP/metrics.prom" >/dev/null 2>&1
+grep -q '^gpu_numa_hook_nri_plugin_connected 0$' "$TMP/metrics.prom" && pass "check --prometheus: gpu_numa_hook_nri_plugin_connected 0" ||
+    fail "prometheus" "$(grep -i nri "$TMP/metrics.prom" 2>&1 | one_line)"
+
+# 9. pre-registered mode: install puts 10-gpu-numa in containerd's plugin directory; containerd
+# starts it at its own start with the connection on an fd; it registers and injects the hook
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" \
+      --nri-plugin-path "$PLUGIN" --hook-path "$HOOK" 2>&1); RC=$?
+n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+stop_pidfile "$TMP/containerd.pid"
+start_containerd
+if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/10-gpu-numa" ] && wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
+    grep -q "action=connecting .*connected on fd [0-9]* (pre-registered); registering as 10-gpu-numa" "$LOG"; then
+    for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
+    C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    OUT=$(cri start "$C4"); RC2=$?
+    [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C4 stage=nri-create action=inject" "$LOG" &&
+        grep -q "container=$C4 stage=createRuntime action=allow" "$LOG" &&
+        pass "pre-registered: containerd started $TMP/nri-plugins/10-gpu-numa itself (connection on an fd), the next GPU container got the hook" ||
+        fail "pre-registered GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C4" "$LOG" | one_line)"
+else fail "pre-registered plugin" "install rc $RC: $(echo "$OUT" | one_line) log: $(grep nri-connect "$LOG" | tail -2 | one_line) containerd: $(grep -i 'plugin' "$TMP/containerd.log" | grep -i nri | tail -3 | one_line)"; fi
+
+# install --uninstall: what install added goes, the NRI table is as before
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" --uninstall 2>&1); RC=$?
+if [ "$SUITE" = trixie ]; then
+    [ "$RC" = 0 ] && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] && [ ! -e "$CTD/conf.d/99-zz-gpu-numa-nri.toml" ] &&
+        [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] && [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] &&
+        pass "install --runtime nri --nri-pre-registered --uninstall (1.7): drop-in, import and 10-gpu-numa gone, config.toml as before, NRI off again" ||
+        fail "uninstall (1.7)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)"
+else
+    [ "$RC" = 0 ] && echo "$OUT" | grep -q "^removed: $TMP/nri-plugins/10-gpu-numa" && [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] &&
+        [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
+        pass "install --runtime nri --nri-pre-registered --uninstall (2.1): 10-gpu-numa removed, containerd's config untouched" ||
+        fail "uninstall (2.1)" "rc $RC: $(echo "$OUT" | one_line)"
+fi
 
 # teardown
-for c in "$C0" "$C1" "$C2" "${C3:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
+for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
 cri stop-sandbox "$SB" >/dev/null; cri remove-sandbox "$SB" >/dev/null
 finish

@@ -112,6 +112,8 @@ std::string check_text(const CheckResult& r) {
   s += "host memory nodes: " + f.host_memory.to_display() + "   root cpuset.mems: " + f.root_mems.to_display() +
        "   GPU memory nodes online: " + f.gpu_online.to_display() + "\n";
   s += problems_text(r, f);
+  if (r.nri_problem) s += *r.nri_problem + "\n";
+  else if (r.nri_applicable) s += "NRI plugin: connected to " + r.nri_runtime + "\n";
   if (r.fix) {
     s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
     if (r.fix->removed()) s += ", " + std::to_string(r.fix->removed()) + " skipped (removed while check ran)";
@@ -158,6 +160,9 @@ std::string check_json(const CheckResult& r) {
     j["fix"] = nullptr;
   }
   j["after_fix"] = r.after ? findings_json(r, *r.after) : json(nullptr);
+  j["nri_plugin"] = r.nri_applicable ? json{{"connected", !r.nri_problem},
+                                             {"problem", r.nri_problem ? json(*r.nri_problem) : json(nullptr)}}
+                                       : json(nullptr);
   j["exit_code"] = r.exit_code();
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }

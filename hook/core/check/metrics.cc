@@ -24,6 +24,10 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds) {
                n(r->fix ? r->fix->fixed() : 0)});
   m.push_back({"gpu_numa_hook_check_fix_failures", "Cgroups the last check failed to widen", "gauge",
                n(r->fix ? r->fix->failed() : 0)});
+  if (r->nri_applicable)
+    m.push_back({"gpu_numa_hook_nri_plugin_connected",
+                 "1 when the NRI plugin is connected to the runtime; 0: GPU containers start without the hook", "gauge",
+                 r->nri_problem ? 0.0 : 1.0});
   return m;
 }
 

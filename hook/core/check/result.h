@@ -15,6 +15,11 @@ struct CheckResult {
   std::optional<FixOutcome> fix;        // set when a fix ran (there was something to fix)
   std::optional<CheckFindings> after;   // the hierarchy walked again after the fix
   std::map<std::string, long> tasks;    // task counts of the cgroups reported; -1 unreadable
+  // The NRI plugin, on a node that runs it (its state file exists): NRI fails open, so a plugin
+  // that is not connected is a problem check reports ("NRI plugin not connected: ...").
+  bool nri_applicable = false;
+  std::string nri_runtime;                 // what it is connected to
+  std::optional<std::string> nri_problem;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;
