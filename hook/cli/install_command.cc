@@ -225,14 +225,17 @@ int install_nri(const InstallCommandOptions& o) {
       changed = apply(dropin, dropin_before, containerd_nri_dropin(main_before.value_or(""), main), o, false, true);
       bool whole_line = false;
       bool imported = false;  // a re-run: the main file reads our drop-in already
-      if (main_before)
-        if (const toml::array* a = parse_toml_file(*main_before, main)["imports"].as_array())
+      if (main_before) {
+        const toml::table t = parse_toml_file(*main_before, main);
+        if (const toml::array* a = t["imports"].as_array())
           for (const auto& e : *a) imported = imported || e.value<std::string>() == kContainerdNriDropin;
+      }
       std::string main_after = !main_before ? "version = 2\nimports = [" + toml_quoted(kContainerdNriDropin) + "]\n"
                                : imported   ? *main_before
                                             : containerd_add_import(*main_before, main, kContainerdNriDropin, &whole_line);
       changed = apply(main, main_before, main_after, o, false) || changed;
-      restart = "restart containerd once to turn NRI on (" + which +
+      if (changed)
+        restart = "restart containerd once to turn NRI on (" + which +
                 " has it off): systemctl restart containerd; afterwards the plugin connects at any time, no further restart";
     }
   } else {
