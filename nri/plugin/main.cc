@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <google/protobuf/stubs/common.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -136,6 +137,9 @@ int main(int argc, char** argv) {
     log(r);
   };
 
+  // A payload that does not parse is answered and logged by us, in one line; protobuf's own
+  // message for it (invalid UTF-8 in a string field) would be a second, unframed one on stderr.
+  google::protobuf::SetLogHandler(nullptr);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGTERM, &sa, nullptr);
