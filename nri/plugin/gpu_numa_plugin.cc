@@ -138,7 +138,7 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
       r.msg = "update asked for cpuset.mems " + mems.requested + ", which drops GPU memory node(s) " +
               mems.kept.to_display() + " the container has now; asking for " + mems.widened +
               " instead (if another NRI plugin also sets cpu.mems, containerd refuses the update as a conflict: "
-              "see docs/NRI.md)";
+              "see docs/nri.md)";
       last_us_ = us_since(t0);
       r.duration_us = last_us_;
       write(r);
