@@ -59,6 +59,11 @@ fi
 for arch in aarch64 ppc64le; do
   echo "== $arch VM guest parts: $(bash tests/vm/fetch-arch-parts.sh $arch)"
 done
+# The real containerd 1.7 (trixie) and 2.1 (sid) for the NRI suite (tests/nri/fetch-containerd.sh:
+# a private apt sources list, retried, cached; the system's sources are untouched).
+for suite in trixie sid; do
+  echo "== containerd from $suite: $(bash tests/nri/fetch-containerd.sh $suite)"
+done
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
