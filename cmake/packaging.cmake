@@ -4,7 +4,7 @@
 
 # Man pages, generated at build time from docs/man/*.scd (Debian package scdoc).
 find_program(SCDOC scdoc)
-set(GNH_MAN_PAGES gpu-numa-hook.1 gpu-numa-runtime.1 gpu-numa-hook.toml.5)
+set(GNH_MAN_PAGES gpu-numa-hook.1 gpu-numa-runtime.1 gpu-numa-hook.toml.5 gpu-numa-nri.1)
 if(SCDOC)
   set(_gnh_man_outputs)
   foreach(page ${GNH_MAN_PAGES})

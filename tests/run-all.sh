@@ -27,6 +27,8 @@ packages=(
   docker.io containerd scdoc man-db python3-yaml
   # issue 19: containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
+  # the NRI plugin (nri/): its protobuf messages, compiled by Debian's protoc
+  libprotobuf-dev protobuf-compiler
   # issue 21: cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user,
   # and the .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
@@ -61,6 +63,11 @@ for arch in aarch64 ppc64le; do
 done
 # The systemd VM's Debian 12 root file system (mmdebstrap, cached by package list).
 echo "== systemd VM root file system: $(bash tests/vm/fetch-systemd-rootfs.sh)"
+# The real containerd 1.7 (trixie) and 2.1 (sid) for the NRI suite (tests/nri/fetch-containerd.sh:
+# a private apt sources list, retried, cached; the system's sources are untouched).
+for suite in trixie sid; do
+  echo "== containerd from $suite: $(bash tests/nri/fetch-containerd.sh $suite)"
+done
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

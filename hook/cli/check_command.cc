@@ -10,6 +10,7 @@
 #include "check/check_report.h"
 #include "check/findings.h"
 #include "check/metrics.h"
+#include "check/nri_plugin_state.h"
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "host/atomic_file.h"
@@ -19,6 +20,7 @@
 #include "host/cpuset_walk.h"
 #include "host/event_log.h"
 #include "host/driver_reader.h"
+#include "host/nri_state_reader.h"
 #include "host/nvml_cache_reader.h"
 #include "host/running_containers.h"
 #include "host/systemd_durable.h"
@@ -197,6 +199,10 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     }
     if (fix) fix_lost(fs, config, loc, tree, nodes, r);
     log_container_fixes(fs, config, r, t0);
+    NriPluginCheck nri = check_nri_plugin(fs, kNriStatePath);
+    r.nri_applicable = nri.applicable;
+    r.nri_runtime = nri.runtime;
+    r.nri_problem = nri.problem;
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 

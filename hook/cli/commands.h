@@ -41,6 +41,10 @@ struct InstallCommandOptions {
   bool dry_run = false;
   bool uninstall = false;
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
+  // --runtime nri: also install the pre-registered plugin (<dir>/10-gpu-numa) running this binary.
+  bool nri_pre_registered = false;
+  std::string nri_plugin_dir = "/opt/nri/plugins";
+  std::string nri_plugin_path = "/usr/bin/gpu-numa-nri";
 };
 // Exit 0 done (or nothing to do), 2 error (the file is left untouched).
 int run_install(const GlobalOptions& opts, const InstallCommandOptions& install);

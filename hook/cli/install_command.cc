@@ -24,6 +24,8 @@
 #include "install/config_edit.h"
 #include "install/containerd_config.h"
 #include "install/engine_config.h"
+#include "install/nri_config.h"
+#include "install/toml_text.h"
 
 namespace gnh {
 
@@ -229,6 +231,85 @@ void vet_our_config(const std::string& ours, const std::string& engine_file, con
 
 }  // namespace
 
+// nri (containerd) and crio-nri: NRI turned on where it is off, nothing else of the runtime's
+// changed; optionally the pre-registered plugin. The plugin itself runs as a DaemonSet or service.
+int install_nri(const InstallCommandOptions& o) {
+  bool changed = false;
+  std::string restart = "nothing to restart";
+  if (o.runtime == "nri") {
+    const std::string main = o.runtime_config.value_or(default_config_of("containerd"));
+    const std::string dropin = main.substr(0, main.rfind('/') + 1) + kContainerdNriDropin;
+    ContainerdRelease release;
+    if (o.containerd_version) {
+      release = containerd_release_from(*o.containerd_version, "--containerd-version");
+      if (release.major == 0) fail("--containerd-version '" + *o.containerd_version + "': give MAJOR.MINOR, e.g. 1.7 or 2.1");
+    } else {
+      release = installed_containerd();
+    }
+    const std::string which = release.major ? "containerd " + std::to_string(release.major) + "." +
+                                                  std::to_string(release.minor) + " (" + release.source + ")"
+                                            : "containerd of unknown release (no `containerd --version`; taken as 1.x)";
+    auto main_before = read_optional(main);
+    auto dropin_before = read_optional(dropin);
+    if (o.uninstall) {
+      if (dropin_before) {
+        changed = apply(dropin, dropin_before, std::nullopt, o, false, true, true);
+        if (main_before) {
+          std::string after = containerd_remove_import(*main_before, main, kContainerdNriDropin, true);
+          changed = apply(main, main_before, after, o, true) || changed;
+        }
+        restart = "restart containerd once to apply: systemctl restart containerd (NRI goes back to " +
+                  std::string(release.major >= 2 ? "on, containerd 2's default" : "off, containerd 1.x's default") + ")";
+      }
+    } else if (containerd_nri_enabled(main_before.value_or(""), main, release.major) && !dropin_before) {
+      std::printf("unchanged: %s (NRI is on with %s: nothing of containerd's to change, no restart)\n", main.c_str(),
+                  which.c_str());
+    } else {
+      changed = apply(dropin, dropin_before, containerd_nri_dropin(main_before.value_or(""), main), o, false, true);
+      bool whole_line = false;
+      bool imported = false;  // a re-run: the main file reads our drop-in already
+      if (main_before) {
+        const toml::table t = parse_toml_file(*main_before, main);
+        if (const toml::array* a = t["imports"].as_array())
+          for (const auto& e : *a) imported = imported || e.value<std::string>() == kContainerdNriDropin;
+      }
+      std::string main_after = !main_before ? "version = 2\nimports = [" + toml_quoted(kContainerdNriDropin) + "]\n"
+                               : imported   ? *main_before
+                                            : containerd_add_import(*main_before, main, kContainerdNriDropin, &whole_line);
+      changed = apply(main, main_before, main_after, o, false) || changed;
+      if (changed)
+        restart = "restart containerd once to turn NRI on (" + which +
+                " has it off): systemctl restart containerd; afterwards the plugin connects at any time, no further restart";
+    }
+  } else {
+    const std::string dir = o.runtime_config.value_or(default_config_of("crio-runtime"));
+    const std::string path = dir + "/" + kCrioNriDropin;
+    auto before = read_optional(path);
+    std::optional<std::string> after;
+    if (!o.uninstall) after = crio_nri_dropin();
+    else if (before && *before != crio_nri_dropin()) after = before;  // not ours any more: left alone
+    changed = apply(path, before, after, o, false, true);
+    restart = "restart CRI-O once to apply: systemctl restart crio (CRI-O 1.30 and later have NRI on already)";
+  }
+  if (o.nri_pre_registered) {
+    const std::string path = o.nri_plugin_dir + "/" + kNriPreregisteredName;
+    auto before = read_optional(path);
+    std::optional<std::string> after;
+    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path);
+    bool plugin_changed = apply(path, before, after, o, false, true);
+    if (plugin_changed && !o.dry_run && after && ::chmod(path.c_str(), 0755) != 0) fail_errno("cannot chmod " + path, errno);
+    if (plugin_changed && restart == "nothing to restart")
+      restart = "the runtime starts " + path + " at its next start (restart it once to start the plugin now)";
+    changed = plugin_changed || changed;
+  }
+  if (o.dry_run) std::printf("dry run: nothing written\n");
+  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
+  else if (!o.dry_run) std::printf("%s\n", restart.c_str());
+  std::printf("the plugin: run gpu-numa-nri (a DaemonSet: examples/kubernetes/nri-daemonset.yaml, or a service); "
+              "`gpu-numa-hook check` reports it when it is not connected\n");
+  return as_int(ExitCode::ok);
+}
+
 int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
@@ -244,6 +325,7 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   try {
     vet_our_config(g.config_path.value_or(kDefaultConfigPath), file, rt);
     if (rt == "docker" || rt == "containerd" || rt == "crio-runtime") return install_engine(g, o);
+    if (rt == "nri" || rt == "crio-nri") return install_nri(o);
     bool changed = false;
     std::string restart;
     if (rt == "podman" || rt == "crio") {

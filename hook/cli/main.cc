@@ -82,7 +82,7 @@ int run(int argc, char** argv) {
   gnh::InstallCommandOptions install_opts;
   auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
   install->add_option("--runtime", install_opts.runtime, "The engine")
-      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy"}));
+      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy", "nri", "crio-nri"}));
   install->add_option("--runtime-config", install_opts.runtime_config,
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
@@ -94,6 +94,10 @@ int run(int argc, char** argv) {
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+  install->add_flag("--nri-pre-registered", install_opts.nri_pre_registered,
+                    "nri: also install the plugin the runtime starts itself (<--nri-plugin-dir>/10-gpu-numa)");
+  install->add_option("--nri-plugin-dir", install_opts.nri_plugin_dir, "nri: the runtime's plugin directory (default /opt/nri/plugins)")->type_name("DIR");
+  install->add_option("--nri-plugin-path", install_opts.nri_plugin_path, "nri: where gpu-numa-nri is (default /usr/bin/gpu-numa-nri)")->type_name("FILE");
 
   bool config_json = false;
   auto* config = app.add_subcommand("config", "Validate gpu-numa-hook's own configuration");

@@ -31,11 +31,16 @@ struct CheckResult {
   // it. Each problem makes the exit 1: the hook is not doing what the file says.
   std::string config_file;
   std::vector<ConfigProblem> config_problems;
+  // The NRI plugin, on a node that runs it (its state file exists): NRI fails open, so a plugin
+  // that is not connected is a problem check reports ("NRI plugin not connected: ...").
+  bool nri_applicable = false;
+  std::string nri_runtime;                 // what it is connected to
+  std::optional<std::string> nri_problem;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;
   // Problems left: the hierarchy's and the config's.
-  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size(); }
+  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size() + (nri_problem ? 1 : 0); }
   // 0: nothing wrong (or everything fixed); 1: problems left. (2, the check failing, is main's.)
   int exit_code() const;
 };
