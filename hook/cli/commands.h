@@ -38,8 +38,13 @@ struct InstallCommandOptions {
   bool dry_run = false;
   bool uninstall = false;
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
+  // --uninstall --all: every engine install-state.json records, each from its recorded file (what
+  // the package runs before its binaries go).
+  bool all = false;
+  std::optional<std::string> boot_gate;  // docker, containerd, kubelet, crio: the `wait` drop-in
 };
-// Exit 0 done (or nothing to do), 2 error (the file is left untouched).
+// Exit 0 done (or nothing to do), 2 error (the file is left untouched; --all: an engine that
+// could not be undone, the others are).
 int run_install(const GlobalOptions& opts, const InstallCommandOptions& install);
 
 }  // namespace gnh

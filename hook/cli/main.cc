@@ -81,8 +81,8 @@ int run(int argc, char** argv) {
 
   gnh::InstallCommandOptions install_opts;
   auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
-  install->add_option("--runtime", install_opts.runtime, "The engine")
-      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy"}));
+  auto* install_runtime = install->add_option("--runtime", install_opts.runtime, "The engine");
+  install_runtime->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy"}));
   install->add_option("--runtime-config", install_opts.runtime_config,
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
@@ -92,6 +92,13 @@ int run(int argc, char** argv) {
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+  auto* install_all = install->add_flag("--all", install_opts.all,
+                                        "With --uninstall: every engine install-state.json records (what removing the package runs)");
+  auto* install_gate = install->add_option("--boot-gate", install_opts.boot_gate,
+                                           "The systemd drop-in holding SERVICE's start until GPU memory is online (`wait`)")
+                           ->type_name("SERVICE")->check(CLI::IsMember({"docker", "containerd", "kubelet", "crio"}));
+  install_runtime->excludes(install_all)->excludes(install_gate);
+  install_all->excludes(install_gate);
 
   try {
     app.parse(argc, argv);
