@@ -1,6 +1,7 @@
 // The subcommands, each a thin function over the pipeline. They print; nothing below them does.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct CheckOptions {
 int run_check(const GlobalOptions& opts, const CheckOptions& check);
 // Exit 0 ready, 1 timed out (or never ready), 2 error.
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
+
+struct StatusOptions {
+  bool json = false;
+  size_t refusals = 5;  // the log's last refusal lines shown
+};
+// Exit 0 protected, 1 not protected, 2 cannot tell.
+int run_status(const GlobalOptions& opts, const StatusOptions& status);
 
 struct InstallCommandOptions {
   std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy

@@ -79,6 +79,13 @@ int run(int argc, char** argv) {
   auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
   wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
 
+  gnh::StatusOptions status_opts;
+  auto* status = app.add_subcommand("status", "Is this node protected? Engines, binaries, config, GPU memory, cgroups, "
+                                              "refusals, timer (exit 0 yes, 1 no, 2 cannot tell)");
+  status->add_flag("--json", status_opts.json, "One JSON object (schema_version 1)");
+  status->add_option("--refusals", status_opts.refusals, "How many of the log's last refusals to show (default 5)")
+      ->type_name("N")->check(CLI::Range(0, 1000));
+
   gnh::InstallCommandOptions install_opts;
   auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
   auto* install_runtime = install->add_option("--runtime", install_opts.runtime, "The engine");
@@ -112,6 +119,7 @@ int run(int argc, char** argv) {
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);
+  if (*status) return gnh::run_status(opts, status_opts);
   if (*install) return gnh::run_install(opts, install_opts);
   return gnh::as_int(gnh::ExitCode::error);
 }
