@@ -77,6 +77,12 @@ OUT=$(timeout 90 $DOCKER run --rm --name "$n" gnh-busybox sh -c 'echo ran-before
     pass "install --set-default: dockerd's default runtime is gpu-numa (the installed shim; our hook logged the container), recorded in $STATE" ||
     fail "registered as the default" "rc $RC $(echo "$OUT" | one_line) default '$(default_runtime)' state $(one_line <"$STATE" 2>/dev/null)"
 cp "$TMP/daemon.json" "$TMP/daemon.registered"
+# status finds the registration where install-state.json says it is, and the installed shim
+OUT=$(/usr/bin/gpu-numa-hook status 2>&1)
+echo "$OUT" | grep -qxF "  docker: runtime gpu-numa, the default, in $TMP/daemon.json" &&
+    echo "$OUT" | grep -qxF "    shim /usr/bin/gpu-numa-runtime: ok" && echo "$OUT" | grep -qxF "timer: gpu-numa-hook-check.timer enabled" &&
+    pass "installed status: docker's gpu-numa runtime (the default) in the recorded daemon.json, the shim there, the timer enabled" ||
+    fail "status after install" "$(echo "$OUT" | one_line)"
 
 # The .rpm's preun scriptlet, as rpm would run it on this state (rpm cannot install on Debian: its
 # database is not dpkg's). The same function as the .deb's prerm, called for $1 = 0 only.
@@ -121,6 +127,12 @@ OUT=$(DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq gpu-numa-hook 2>&1); 
     pass "apt-get remove: prerm gave daemon.json back byte for byte before the binaries went, and said 'systemctl restart docker'" ||
     fail "apt-get remove" "rc $RC diff: $(diff "$TMP/daemon.original" "$TMP/daemon.json" | one_line) state: $(ls "$STATE" 2>&1) $(ls /usr/bin/gpu-numa-runtime 2>&1) $(echo "$OUT" | grep -v 'Reading database' | one_line)"
 restart_dockerd
+# status (this checkout's build: the installed one is gone) on what removal left: docker not registered
+if [ -x "$REPO/build/gpu-numa-hook" ]; then
+    OUT=$("$REPO/build/gpu-numa-hook" status 2>&1)
+    echo "$OUT" | grep -qxF "  docker: not registered (/etc/docker/daemon.json)" || ! echo "$OUT" | grep -q "docker: runtime gpu-numa" &&
+        pass "status after removal: no docker registration left" || fail "status after removal" "$(echo "$OUT" | one_line)"
+fi
 n=after-$RUNID
 OUT=$(timeout 90 $DOCKER run --rm --name "$n" gnh-busybox sh -c 'echo ran-after-removal' 2>&1); RC=$?
 [ "$RC" = 0 ] && echo "$OUT" | grep -q ran-after-removal && [ "$(default_runtime)" = runc ] &&
