@@ -148,7 +148,8 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
   j["timer"] = {{"unit", "gpu-numa-hook-check.timer"}, {"installed", f.timer_unit_installed}, {"enabled", f.timer_enabled}};
   j["refusals"] = {{"log", f.log_path}, {"lines", f.refusals}};
   if (!f.log_error.empty()) j["refusals"]["error"] = f.log_error;
-  return j.dump(2);
+  // Log lines may hold bytes a container chose: invalid UTF-8 is replaced, never an exception.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {

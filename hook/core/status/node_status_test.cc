@@ -139,3 +139,10 @@ TEST_CASE("registrations: docker's daemon.json, containerd and CRI-O TOML, hooks
   CHECK(n->binary == "/usr/bin/gpu-numa-hook");
   CHECK_FALSE(nvidia_legacy_registration("[nvidia-container-runtime-hook]\npath = \"nvidia-container-runtime-hook\"\n", "n"));
 }
+
+TEST_CASE("status: a refusal line with invalid UTF-8 still makes valid JSON") {
+  StatusFacts f = protected_node();
+  f.refusals = {"2026-11-21T04:30:01Z error gpu-numa-hook[2] container=\xff\xfe action=refuse msg=\"x\""};
+  auto j = nlohmann::json::parse(status_json(f, judge_status(f)));
+  CHECK(j["refusals"]["lines"].size() == 1);
+}
