@@ -243,7 +243,14 @@ int uninstall_all(const GlobalOptions& g, const InstallCommandOptions& o) {
 
 }  // namespace
 
-int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
+int run_install(const GlobalOptions& g, const InstallCommandOptions& given) {
+  // The engine's file as an absolute path: install-state.json records it, and the package's
+  // removal undoes it from / (--uninstall --all), not from the directory install ran in.
+  InstallCommandOptions o = given;
+  if (o.runtime_config && !o.runtime_config->empty() && o.runtime_config->front() != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd)) o.runtime_config = std::string(cwd) + "/" + *o.runtime_config;
+  }
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
   InstallOptions io;

@@ -11,6 +11,6 @@ gnh_undo_engines() {
         echo "gpu-numa-hook: restart each engine named above as its last line says, so none keeps the gpu-numa runtime"
         return 0
     fi
-    echo "gpu-numa-hook: not removed: engines still name its runtime ($gnh_state): fix what is said above, run 'gpu-numa-hook install --uninstall --all', then remove the package again" >&2
+    echo "gpu-numa-hook: not removed: engines still name its runtime ($gnh_state): fix what is said above, run 'gpu-numa-hook install --uninstall --all', then remove the package again (or move that file away to remove it regardless)" >&2
     return 1
 }
