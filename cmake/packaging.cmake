@@ -74,6 +74,7 @@ set(CPACK_STRIP_FILES ON)
 # binaries go, or refuses (packaging/scriptlets/engine-undo.sh, shared with the rpm's preun scriptlet);
 # postrm purges the log and the timer's enablement.
 file(READ ${PROJECT_SOURCE_DIR}/packaging/scriptlets/engine-undo.sh GNH_ENGINE_UNDO)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/packaging/scriptlets/engine-undo.sh)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/conffiles ${PROJECT_BINARY_DIR}/debian/conffiles COPYONLY)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/postinst ${PROJECT_BINARY_DIR}/debian/postinst COPYONLY)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/prerm.in ${PROJECT_BINARY_DIR}/debian/prerm @ONLY)
