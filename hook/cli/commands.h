@@ -15,7 +15,7 @@ namespace gnh {
 int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vector<std::string>& next_hook_args);
 int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json);
 int run_topology(const GlobalOptions& opts, bool json);
-// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/MIG.md). Exit 0
+// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/platforms/mig.md). Exit 0
 // written, 2 not (the old cache is left as it was).
 int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::string>& nvml_library);
 
@@ -36,6 +36,9 @@ struct StatusOptions {
 };
 // Exit 0 protected, 1 not protected, 2 cannot tell.
 int run_status(const GlobalOptions& opts, const StatusOptions& status);
+
+// `config check`: exit 0 valid (or absent), 1 one line per problem the hook ignores, 2 unusable.
+int run_config_check(const GlobalOptions& opts, bool json);
 
 struct InstallCommandOptions {
   std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy

@@ -3,6 +3,7 @@
 
 #include "base/exit_code.h"
 #include "cli/commands.h"
+#include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/pipeline.h"
@@ -15,6 +16,7 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    warn_config_problems("gpu-numa-hook: explain: ", config);
     // --bundle is a path on this machine, taken as given like --config.
     Evaluation ev = evaluate(fs, config, read_bundle_spec(HostFs("/"), bundle), pid);
     std::string out = json ? explain_json(ev) + "\n" : explain_text(ev);

@@ -224,9 +224,11 @@ void read_gpus_and_cgroups(const HostFs& fs, const Config& config, StatusFacts* 
 
 }  // namespace
 
-std::string config_problem(const HostFs& fs, const std::optional<std::string>& explicit_path, Config* loaded) {
+std::string config_problem(const HostFs& fs, const std::optional<std::string>& explicit_path, Config* loaded,
+                           std::vector<std::string>* warnings) {
   try {
     *loaded = load_config(fs, explicit_path);
+    for (const auto& p : loaded->problems) warnings->push_back(describe(p));
     return "";
   } catch (const std::exception& e) {
     *loaded = Config{};
@@ -238,7 +240,7 @@ StatusFacts read_node_status(const HostFs& fs, const std::optional<std::string>&
   StatusFacts f;
   f.config_path = config_path.value_or(fs.resolve(kDefaultConfigPath));
   Config config;
-  f.config_error = config_problem(fs, config_path, &config);
+  f.config_error = config_problem(fs, config_path, &config, &f.config_warnings);
   std::vector<std::string> state_errors;
   read_engines(fs, config_path, config, &f, &state_errors);
   for (const auto& e : state_errors) f.engines.push_back({"install-state.json", "", "install-state.json", false, false, e, {}});

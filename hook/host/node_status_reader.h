@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "host/host_fs.h"
@@ -16,7 +17,9 @@ namespace gnh {
 // The config's validity, as status reports it: "" when valid, else the one line saying why;
 // *loaded gets the config to use (built-in defaults when it is not valid). One function so that a
 // loader collecting warnings changes status here only.
-std::string config_problem(const HostFs& fs, const std::optional<std::string>& explicit_path, Config* loaded);
+// The problems the loader records and the hook ignores go to *warnings.
+std::string config_problem(const HostFs& fs, const std::optional<std::string>& explicit_path, Config* loaded,
+                           std::vector<std::string>* warnings);
 
 // `refusals`: how many of the log's last refusal lines to keep.
 StatusFacts read_node_status(const HostFs& fs, const std::optional<std::string>& config_path, size_t refusals);

@@ -1,7 +1,7 @@
 // The NVML cache: what NVML knows and the driver's procfs does not (MIG devices, their UUIDs,
 // `<gpu>:<mig>` indices and each instance's memory node), written by `gpu-numa-hook topology
 // --refresh` from the gpu-numa-nvml-probe's output and read by the hook only for a container that
-// needs it (docs/MIG.md). The file is root's, but it is parsed as if hostile: strict types, bounded
+// needs it (docs/platforms/mig.md). The file is root's, but it is parsed as if hostile: strict types, bounded
 // sizes, every field checked. Pure.
 #pragma once
 

@@ -8,7 +8,7 @@ namespace {
 // where the hook path and docker's timeout differ.
 constexpr const char* kHead =
     "# Drop-in: hold a container service's start until the GPU memory NUMA nodes are online and in the\n"
-    "# root cpuset, so the slices it creates at start are not born stale (docs/CHECK.md).\n"
+    "# root cpuset, so the slices it creates at start are not born stale (docs/operate.md).\n"
     "# Installed as /etc/systemd/system/<unit>.d/gpu-numa-hook-wait.conf for docker, containerd, crio\n"
     "# or kubelet by: gpu-numa-hook install --boot-gate <service>; then: systemctl daemon-reload\n"
     "[Unit]\n"

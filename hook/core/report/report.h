@@ -10,7 +10,7 @@
 
 namespace gnh {
 
-// explain --json: one object (see README for the fields).
+// explain --json: one object (fields in docs/operate.md).
 std::string explain_json(const Evaluation& ev);
 std::string explain_text(const Evaluation& ev);
 

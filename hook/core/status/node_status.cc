@@ -35,6 +35,8 @@ StatusVerdict judge_status(const StatusFacts& f) {
   if (!f.config_error.empty())
     v.not_protected.push_back("config " + f.config_path + ": " + f.config_error +
                               ": the hook applies its on-error policy to every GPU container instead");
+  for (const std::string& w : f.config_warnings)
+    v.notes.push_back("config " + f.config_path + ": " + w + " (ignored; gpu-numa-hook config check lists them)");
   if (!f.gpus_read) {
     v.unknown.push_back("GPUs: " + f.gpus_error);
   } else {
@@ -88,7 +90,10 @@ std::string status_text(const StatusFacts& f, const StatusVerdict& v) {
   }
   if (f.engines.empty()) o += "  (no engine configuration found)\n";
   o += "  nri: " + (f.nri.empty() ? std::string("not installed") : f.nri) + "\n";
-  o += "config: " + f.config_path + ": " + (f.config_error.empty() ? "valid" : f.config_error) + "\n";
+  o += "config: " + f.config_path + ": " +
+       (!f.config_error.empty() ? f.config_error
+        : f.config_warnings.empty() ? std::string("valid")
+                                    : "usable, " + std::to_string(f.config_warnings.size()) + " problem(s) ignored") + "\n";
   if (!f.gpus_read) {
     o += "gpus: cannot tell\n";
   } else {
@@ -134,6 +139,7 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
   j["nri"] = {{"installed", !f.nri.empty()}, {"detail", f.nri}};
   j["config"] = {{"path", f.config_path}, {"valid", f.config_error.empty()}};
   if (!f.config_error.empty()) j["config"]["error"] = f.config_error;
+  j["config"]["warnings"] = f.config_warnings;
   ordered_json gpus = ordered_json::array();
   for (const GpuFact& g : f.gpus) {
     ordered_json x = {{"device", g.device}, {"bus_id", g.bus_id}};

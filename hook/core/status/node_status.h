@@ -43,7 +43,8 @@ struct StatusFacts {
   // The NRI plugin, once there is one: "" = not installed.
   std::string nri;
   std::string config_path;
-  std::string config_error;          // "" = valid (config_problem in host/node_status_reader.h)
+  std::string config_error;          // "" = usable (config_problem in host/node_status_reader.h)
+  std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default
   bool gpus_read = false;
   std::string gpus_error;
   std::vector<GpuFact> gpus;
