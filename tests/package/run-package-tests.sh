@@ -52,10 +52,15 @@ echo "$M" | grep -q "gpu-numa-hook - keep GPU containers" && MANPAGER=cat man 1 
 bash -c '. /usr/share/bash-completion/completions/gpu-numa-hook && complete -p gpu-numa-hook' >/dev/null 2>&1 && pass "bash completion loads" || fail "bash completion" "does not load"
 
 # a changed conffile survives a reinstall
-printf '\n# operator change %s\n' "$RUNID" >>/etc/gpu-numa-hook/config.toml
+printf '\n# operator change %s\n[zz-operator-%s]\nbogus = 1\n' "$RUNID" "$RUNID" >>/etc/gpu-numa-hook/config.toml
 ( cd "$(dirname "$DEB")" && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall -o Dpkg::Options::=--force-confold "./$(basename "$DEB")" ) >"$TMP/apt2.log" 2>&1 ||
     fail "reinstall" "$(tail -3 "$TMP/apt2.log" | one_line)"
 grep -q "operator change $RUNID" /etc/gpu-numa-hook/config.toml && pass "reinstall keeps the changed /etc/gpu-numa-hook/config.toml" || fail "reinstall keeps config" "change lost"
+# postinst ran config check: the ignored key is named, the install still succeeded
+grep -q "zz-operator-$RUNID: unknown key, ignored" "$TMP/apt2.log" && grep -q "^gpu-numa-hook: the hook ignores what is listed above" "$TMP/apt2.log" &&
+    pass "postinst runs config check: the ignored key is listed, the package still configured" ||
+    fail "postinst config check" "$(grep -i 'gpu-numa\|bogus' "$TMP/apt2.log" | one_line)"
+sed -i "/^\[zz-operator-$RUNID\]\$/,\$d" /etc/gpu-numa-hook/config.toml
 
 # the runtime suites against the installed files
 OUT=$(bash "$REPO/tests/engine/run-shim-tests.sh" /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime 2>&1); RC=$?
