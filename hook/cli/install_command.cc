@@ -21,6 +21,7 @@
 #include "host/engine_files.h"
 #include "host/host_fs.h"
 #include "host/install_state.h"
+#include "install/boot_gate.h"
 #include "install/config_edit.h"
 #include "install/containerd_config.h"
 #include "install/engine_config.h"
@@ -187,6 +188,62 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   return as_int(ExitCode::ok);
 }
 
+// --boot-gate SERVICE: the `wait` drop-in for SERVICE's unit (install/boot_gate.h), beneath
+// --host-root. Uninstall removes it only while it is still what install writes.
+int install_boot_gate(const GlobalOptions& g, const InstallCommandOptions& o) {
+  const std::string unit = boot_gate_unit(*o.boot_gate).value();
+  const std::string path = boot_gate_path(g.host_root.value_or(""), unit);
+  const auto before = read_optional(path);
+  const std::string ours = boot_gate_dropin(unit, o.hook_path);
+  std::optional<std::string> after = ours;
+  if (o.uninstall) {
+    if (before && *before != ours) {
+      std::printf("left: %s is not what install writes (changed by hand?): remove it yourself if %s must not wait, "
+                  "then: systemctl daemon-reload\n", path.c_str(), unit.c_str());
+      return as_int(ExitCode::ok);
+    }
+    after = std::nullopt;
+  }
+  // A file install creates (or removes as its own) needs no backup; one it replaces keeps one.
+  const bool changed = apply(path, before, after, o, false, !before || o.uninstall, true);
+  if (o.dry_run) std::printf("dry run: nothing written\n");
+  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
+  else if (!o.dry_run)
+    std::printf("run: systemctl daemon-reload (%s)\n",
+                o.uninstall ? (unit + " no longer waits").c_str()
+                            : (unit + " then waits at each start until the GPU memory is online, up to 300 s").c_str());
+  return as_int(ExitCode::ok);
+}
+
+// --uninstall --all: each engine install-state.json records, undone from the file it records, as
+// `install --uninstall --runtime E --runtime-config F` would. One engine failing leaves the others
+// undone and its record kept; the exit says so.
+int uninstall_all(const GlobalOptions& g, const InstallCommandOptions& o) {
+  const InstallState state(g.config_path.value_or(kDefaultConfigPath));
+  const std::vector<std::string> engines = state.engines();
+  if (engines.empty()) {
+    std::printf("nothing to do: no engine registration recorded (%s)\n", state.path().c_str());
+    return as_int(ExitCode::ok);
+  }
+  int failed = 0;
+  for (const std::string& e : engines) {
+    InstallCommandOptions one = o;
+    one.all = false;
+    one.runtime = e;
+    one.runtime_config = state.get(e)->config;
+    std::printf("== %s (%s)\n", e.c_str(), one.runtime_config->c_str());
+    std::fflush(stdout);
+    try {
+      install_engine(g, one);
+    } catch (const std::exception& ex) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gpu-numa-hook: error: install --uninstall --all: %s: %s\n", e.c_str(), ex.what());
+      ++failed;
+    }
+  }
+  return as_int(failed ? ExitCode::error : ExitCode::ok);
+}
+
 // Two names for one file: the same inode where both exist, else the same absolute path.
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
@@ -310,7 +367,14 @@ int install_nri(const InstallCommandOptions& o) {
   return as_int(ExitCode::ok);
 }
 
-int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
+int run_install(const GlobalOptions& g, const InstallCommandOptions& given) {
+  // The engine's file as an absolute path: install-state.json records it, and the package's
+  // removal undoes it from / (--uninstall --all), not from the directory install ran in.
+  InstallCommandOptions o = given;
+  if (o.runtime_config && !o.runtime_config->empty() && o.runtime_config->front() != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd)) o.runtime_config = std::string(cwd) + "/" + *o.runtime_config;
+  }
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
   InstallOptions io;
@@ -318,11 +382,21 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   io.hook_path = o.hook_path;
   io.set_default = o.set_default;
   io.uninstall = o.uninstall;
+  if (o.all && !o.uninstall) {
+    std::fprintf(stderr, "gpu-numa-hook: error: install: --all goes with --uninstall (install names one --runtime at a time)\n");
+    return as_int(ExitCode::error);
+  }
+  if (rt.empty() && !o.all && !o.boot_gate) {
+    std::fprintf(stderr, "gpu-numa-hook: error: install: give --runtime ENGINE, --boot-gate SERVICE or --uninstall --all\n");
+    return as_int(ExitCode::error);
+  }
   if (o.set_default && rt != "docker" && rt != "containerd" && rt != "crio-runtime") {
     std::fprintf(stderr, "gpu-numa-hook: error: install: --set-default applies to docker, containerd and crio-runtime only\n");
     return as_int(ExitCode::error);
   }
   try {
+    if (o.boot_gate) return install_boot_gate(g, o);
+    if (o.all) return uninstall_all(g, o);
     vet_our_config(g.config_path.value_or(kDefaultConfigPath), file, rt);
     if (rt == "docker" || rt == "containerd" || rt == "crio-runtime") return install_engine(g, o);
     if (rt == "nri" || rt == "crio-nri") return install_nri(o);
