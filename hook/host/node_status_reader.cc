@@ -1,5 +1,8 @@
 #include "host/node_status_reader.h"
 
+#include "check/nri_plugin_state.h"
+#include "host/nri_state_reader.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,8 +150,14 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
              nvidia_legacy_registration, config, false);
 }
 
-// The NRI plugin's place: nothing to read until there is one.
-std::string read_nri_plugin(const HostFs&) { return ""; }
+// The NRI plugin as check sees it: its state file and heartbeat.
+void read_nri_plugin(const HostFs& fs, StatusFacts* f) {
+  NriPluginCheck c = check_nri_plugin(fs, kNriStatePath);
+  if (!c.applicable) return;
+  f->nri_connected = c.connected;
+  f->nri = c.connected ? "connected to " + (c.runtime.empty() ? std::string("the runtime") : c.runtime) : "not connected";
+  if (c.problem) f->nri_problem = *c.problem;
+}
 
 // A file's last kLogTailBytes, read from its end; *from_start says whether that is the whole file.
 std::string read_tail(const std::string& path, bool* from_start) {
@@ -244,7 +253,7 @@ StatusFacts read_node_status(const HostFs& fs, const std::optional<std::string>&
   std::vector<std::string> state_errors;
   read_engines(fs, config_path, config, &f, &state_errors);
   for (const auto& e : state_errors) f.engines.push_back({"install-state.json", "", "install-state.json", false, false, e, {}});
-  f.nri = read_nri_plugin(fs);
+  read_nri_plugin(fs, &f);
   read_gpus_and_cgroups(fs, config, &f);
   f.log_path = config.log.file.empty() ? "" : fs.resolve(config.log.file);
   if (!f.log_path.empty()) {

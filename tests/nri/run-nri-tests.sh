@@ -257,12 +257,19 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
         fail "after restart" "create rc $RC ($C3) start $RC2 ($OUT) log: $(grep "container=$C3" "$LOG" | one_line)"
 else fail "reconnect after containerd restart" "log: $(grep nri-connect "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
 
-# 8. the plugin killed: check reports it (NRI fails open, so this must be visible)
+# 8. the plugin killed: check and status report it (NRI fails open, so this must be visible)
+OUT=$("$HOOK" status 2>&1)
+echo "$OUT" | grep -q '^  nri: connected to containerd' && pass "status while connected: '$(echo "$OUT" | grep '^  nri:' | one_line)'" ||
+    fail "status while connected" "$(echo "$OUT" | one_line)"
 { kill -9 "$(cat "$TMP/plugin.pid")"; wait "$(cat "$TMP/plugin.pid")"; } 2>/dev/null
 OUT=$("$HOOK" check 2>&1); RC=$?
 if echo "$OUT" | grep -q "NRI plugin not connected: .*gpu-numa-nri (pid $(cat "$TMP/plugin.pid")) is gone" && [ "$RC" = 1 ]; then
     pass "plugin killed: check exits 1 with '$(echo "$OUT" | grep 'NRI plugin' | one_line | cut -c1-160)'"
 else fail "check after kill" "rc $RC: $(echo "$OUT" | one_line)"; fi
+OUT=$("$HOOK" status 2>&1); RC=$?
+[ "$RC" = 1 ] && echo "$OUT" | grep -q "^not protected: NRI plugin not connected: .*: GPU pods start without the hook" &&
+    pass "plugin killed: status exits 1 with '$(echo "$OUT" | grep '^not protected: NRI' | one_line | cut -c1-160)'" ||
+    fail "status after kill" "rc $RC: $(echo "$OUT" | one_line)"
 "$HOOK" check --prometheus "$TMP/metrics.prom" >/dev/null 2>&1
 grep -q '^gpu_numa_hook_nri_plugin_connected 0$' "$TMP/metrics.prom" && pass "check --prometheus: gpu_numa_hook_nri_plugin_connected 0" ||
     fail "prometheus" "$(grep -i nri "$TMP/metrics.prom" 2>&1 | one_line)"

@@ -29,9 +29,14 @@ StatusVerdict judge_status(const StatusFacts& f) {
     if (e.how.rfind("runtime", 0) == 0 && !e.is_default)
       v.notes.push_back(e.engine + ": gpu-numa is not the default runtime: only containers that ask for it are protected");
   }
+  // A connected NRI plugin registers the hook with every CRI container; one that is gone is a
+  // node whose GPU pods start unprotected (containerd fails open without it).
+  if (f.nri_connected) ++registered;
+  if (!f.nri_problem.empty())
+    v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
   if (registered == 0 && v.unknown.empty())
     v.not_protected.push_back("no container engine runs gpu-numa-hook: register one with gpu-numa-hook install --runtime "
-                              "docker|containerd|crio-runtime|podman|crio");
+                              "docker|containerd|crio-runtime|podman|crio|nri");
   if (!f.config_error.empty())
     v.not_protected.push_back("config " + f.config_path + ": " + f.config_error +
                               ": the hook applies its on-error policy to every GPU container instead");
@@ -136,7 +141,8 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
     engines.push_back(je);
   }
   j["engines"] = engines;
-  j["nri"] = {{"installed", !f.nri.empty()}, {"detail", f.nri}};
+  j["nri"] = {{"installed", !f.nri.empty()}, {"connected", f.nri_connected}, {"detail", f.nri},
+              {"problem", f.nri_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_problem)}};
   j["config"] = {{"path", f.config_path}, {"valid", f.config_error.empty()}};
   if (!f.config_error.empty()) j["config"]["error"] = f.config_error;
   j["config"]["warnings"] = f.config_warnings;

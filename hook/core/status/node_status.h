@@ -40,8 +40,11 @@ struct GpuFact {
 
 struct StatusFacts {
   std::vector<EngineFact> engines;   // only files that exist (registered or not)
-  // The NRI plugin, once there is one: "" = not installed.
+  // The NRI plugin, from the state file it keeps (check/nri_plugin_state.h): "" = not installed
+  // (it never ran on this node); else what it is connected to, or why not (nri_problem).
   std::string nri;
+  bool nri_connected = false;
+  std::string nri_problem;
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default

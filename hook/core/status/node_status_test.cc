@@ -146,3 +146,26 @@ TEST_CASE("status: a refusal line with invalid UTF-8 still makes valid JSON") {
   auto j = nlohmann::json::parse(status_json(f, judge_status(f)));
   CHECK(j["refusals"]["lines"].size() == 1);
 }
+
+TEST_CASE("status: a connected NRI plugin alone protects the node; one that is gone is a reason not to be") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  f.nri = "connected to containerd 2.1.9";
+  f.nri_connected = true;
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 0);
+  CHECK(status_text(f, v).find("  nri: connected to containerd 2.1.9\n") != std::string::npos);
+  auto j = nlohmann::json::parse(status_json(f, v));
+  CHECK(j["nri"]["connected"] == true);
+  CHECK(j["nri"]["problem"].is_null());
+
+  StatusFacts g = protected_node();  // docker registered too: the NRI node's pods are still exposed
+  g.nri = "not connected";
+  g.nri_problem = "NRI plugin not connected: process 4242 is gone";
+  StatusVerdict w = judge_status(g);
+  CHECK(w.exit_code() == 1);
+  REQUIRE(w.not_protected.size() == 1);
+  CHECK(w.not_protected[0] ==
+        "NRI plugin not connected: process 4242 is gone: GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
+  CHECK(nlohmann::json::parse(status_json(g, w))["nri"]["problem"] == "NRI plugin not connected: process 4242 is gone");
+}
