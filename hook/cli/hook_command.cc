@@ -20,6 +20,7 @@
 #include "host/spec_reader.h"
 #include "host/stdin_reader.h"
 #include "host/watchdog.h"
+#include "report/container_names.h"
 #include "state.h"
 
 namespace gnh {
@@ -65,7 +66,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     rec.level = v.level;
     rec.action = v.action;
     rec.msg = v.message;
-    if (!v.stderr_line.empty()) std::fprintf(stderr, "%s\n", v.stderr_line.c_str());
+    if (!v.stderr_line.empty())
+      std::fprintf(stderr, "%s%s\n", v.stderr_line.c_str(), rec.names.stderr_suffix().c_str());
     if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     rec.duration_us = micros_since(t0);
     log.write(rec);
@@ -84,8 +86,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     t.msg = v.message;
     t.duration_us = config.deadline_ms * 1000LL;
     std::string line = config.log.format == LogFormat::json ? format_json(t, "-", ::getpid()) : format_text(t, "-", ::getpid());
-    watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line, v.stderr_line,
-                 v.exit_code);
+    watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line,
+                 v.stderr_line.empty() ? v.stderr_line : v.stderr_line + r.names.stderr_suffix(), v.exit_code);
   };
 
   if (!config_error.empty()) return finish(verdict_for_error(rec.container, config_error, on_error));
@@ -115,11 +117,15 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   try {
     oci::State state = oci::parse_state(input);
     rec.container = state.id;
+    // The pod, from annotations already parsed (the state's now, config.json's below): no extra read.
+    rec.names = container_names(state.annotations, {});
     arm_watchdog_for(rec);  // now its lines name the container
     if (state.bundle.empty() || state.bundle.front() != '/')
       fail("bundle path '" + state.bundle.substr(0, 200) + "' is not absolute");
     ContainerProcess process(state.pid, fs.is_real_root());
-    Evaluation ev = evaluate(fs, config, read_bundle_spec(fs, state.bundle), state.pid);
+    oci::Spec spec = read_bundle_spec(fs, state.bundle);
+    if (!spec.annotations.empty()) rec.names = container_names(state.annotations, spec.annotations);
+    Evaluation ev = evaluate(fs, config, spec, state.pid);
     process.confirm_alive();
     rec.gpus = ev.gpu_list();
     rec.required = ev.decision.required.to_display();
