@@ -26,8 +26,8 @@ struct CheckOptions {
 };
 // Exit (base/exit_code.h) 0 clean or all fixed, 1 problems left, 2 the check itself failed.
 int run_check(const GlobalOptions& opts, const CheckOptions& check);
-// Exit 0 ready, 1 timed out (or never ready), 2 error.
-int run_wait(const GlobalOptions& opts, double timeout_seconds);
+// Exit 0 ready, 1 timed out (or never ready), 2 error. json: one object on stdout at the end.
+int run_wait(const GlobalOptions& opts, double timeout_seconds, bool json);
 
 struct InstallCommandOptions {
   std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy
