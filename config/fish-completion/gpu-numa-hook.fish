@@ -17,7 +17,7 @@ complete -c gpu-numa-hook -n "not __fish_seen_subcommand_from $subcommands" -a i
 
 complete -c gpu-numa-hook -n '__fish_seen_subcommand_from explain' -l bundle -r -a '(__fish_complete_directories)' -d 'Bundle directory'
 complete -c gpu-numa-hook -n '__fish_seen_subcommand_from explain' -l pid -x -d 'Pid of the running container'
-complete -c gpu-numa-hook -n '__fish_seen_subcommand_from explain topology check wait' -l json -d 'One JSON object'
+complete -c gpu-numa-hook -n '__fish_seen_subcommand_from explain topology check wait install' -l json -d 'One JSON object'
 complete -c gpu-numa-hook -n '__fish_seen_subcommand_from topology' -l refresh -d 'Ask NVML and write the NVML cache'
 complete -c gpu-numa-hook -n '__fish_seen_subcommand_from topology' -l nvml-library -r -F -d 'libnvidia-ml.so.1 for --refresh'
 complete -c gpu-numa-hook -n '__fish_seen_subcommand_from check' -l fix -d 'Widen stale cgroups'

@@ -37,6 +37,7 @@ struct InstallCommandOptions {
   bool set_default = false;
   bool dry_run = false;
   bool uninstall = false;
+  bool json = false;  // one object at the end instead of the lines (schema_version 1)
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
 };
 // Exit 0 done (or nothing to do), 2 error (the file is left untouched).

@@ -123,6 +123,7 @@ int run(int argc, char** argv) {
   install->add_flag("--set-default", install_opts.set_default, "docker, containerd: make gpu-numa the default runtime");
   install->add_flag("--dry-run", install_opts.dry_run, "Print the diff; write nothing");
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
+  install->add_flag("--json", install_opts.json, "One JSON object: each file and what was done to it");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
 
