@@ -33,6 +33,9 @@ install(FILES config/systemd/90-gpu-numa-hook.preset DESTINATION lib/systemd/sys
 install(FILES config/systemd/gpu-numa-hook-wait.conf config/systemd/README.md
         DESTINATION share/doc/gpu-numa-hook/systemd)
 install(FILES config/bash-completion/gpu-numa-hook DESTINATION share/bash-completion/completions)
+# zsh and fish load completions from their vendor directories (Debian's paths).
+install(FILES config/zsh-completion/_gpu-numa-hook DESTINATION share/zsh/vendor-completions)
+install(FILES config/fish-completion/gpu-numa-hook.fish DESTINATION share/fish/vendor_completions.d)
 # The README and docs/ as in the repository, so the README's and the pages' relative links hold.
 install(FILES README.md DESTINATION share/doc/gpu-numa-hook)
 install(DIRECTORY docs/ DESTINATION share/doc/gpu-numa-hook/docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
@@ -107,6 +110,7 @@ set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/systemd /usr/lib/systemd/system
     /usr/lib/systemd/system-preset
     /usr/share/man /usr/share/man/man1 /usr/share/man/man5 /usr/share/bash-completion
-    /usr/share/bash-completion/completions /usr/share/containers /usr/share/containers/oci
+    /usr/share/bash-completion/completions /usr/share/zsh /usr/share/zsh/vendor-completions /usr/share/fish
+    /usr/share/fish/vendor_completions.d /usr/share/containers /usr/share/containers/oci
     /usr/share/containers/oci/hooks.d /usr/share/doc)
 include(CPack)

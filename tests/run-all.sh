@@ -25,6 +25,8 @@ packages=(
   spin
   # issue 12: real engines, man pages, the package
   docker.io containerd scdoc man-db python3-yaml
+  # the zsh and fish completions' syntax check (tests/fixture/completion_test.cc)
+  zsh fish
   # issue 19: containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
   # the NRI plugin (nri/): its protobuf messages, compiled by Debian's protoc

@@ -164,6 +164,13 @@ void log_container_fixes(const HostFs& fs, const Config& config, const CheckResu
   }
 }
 
+// What check writes for node_exporter: its findings (or only "no answer") and which build wrote them.
+std::string metrics_text(const CheckResult* r, double started, bool config_unusable = false) {
+  std::vector<Metric> m = check_metrics(r, started, config_unusable);
+  m.push_back(build_info_metric(GNH_VERSION, GNH_REVISION));
+  return render_metrics(m);
+}
+
 double unix_now() {
   using namespace std::chrono;
   return static_cast<double>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
@@ -208,23 +215,27 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
 
     std::string out = co.json ? check_json(r) + "\n" : check_text(r);
     std::fputs(out.c_str(), stdout);
-    if (r.fix) {
+    // The text report already names each failure; JSON is for programs, so a person reading the
+    // journal still gets them: each error printed once where a person reads it.
+    if (r.fix && co.json) {
       if (!r.fix->error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", r.fix->error.c_str());
       for (const auto& x : r.fix->results)
         if (!x.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", x.error.c_str());
     }
-    for (const auto& c : r.container_fixes)
-      if (!c.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: container %s: %s\n", c.id.c_str(), c.error.c_str());
-    bool systemd_failed = false;
-    std::string told = describe_unit_updates(r.systemd_updates, &systemd_failed);
-    if (systemd_failed) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", told.c_str() + (told[0] == ' ' ? 1 : 0));
-    if (co.prometheus_file) write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(&r, started)));
+    if (co.json) {  // the text report names these too
+      for (const auto& c : r.container_fixes)
+        if (!c.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: container %s: %s\n", c.id.c_str(), c.error.c_str());
+      bool systemd_failed = false;
+      std::string told = describe_unit_updates(r.systemd_updates, &systemd_failed);
+      if (systemd_failed) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", told.c_str() + (told[0] == ' ' ? 1 : 0));
+    }
+    if (co.prometheus_file) write_file_atomically(*co.prometheus_file, metrics_text(&r, started));
     return r.exit_code();
   } catch (const std::exception& e) {
     // The metrics say "no answer" (success 0), so an alert can tell it from "no problems".
     if (co.prometheus_file) {
       try {
-        write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(nullptr, started, config_unusable)));
+        write_file_atomically(*co.prometheus_file, metrics_text(nullptr, started, config_unusable));
       } catch (const std::exception& g) {
         report_tool_error("gpu-numa-hook: check: ", g);
       }

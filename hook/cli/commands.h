@@ -27,8 +27,8 @@ struct CheckOptions {
 };
 // Exit (base/exit_code.h) 0 clean or all fixed, 1 problems left, 2 the check itself failed.
 int run_check(const GlobalOptions& opts, const CheckOptions& check);
-// Exit 0 ready, 1 timed out (or never ready), 2 error.
-int run_wait(const GlobalOptions& opts, double timeout_seconds);
+// Exit 0 ready, 1 timed out (or never ready), 2 error. json: one object on stdout at the end.
+int run_wait(const GlobalOptions& opts, double timeout_seconds, bool json);
 
 struct StatusOptions {
   bool json = false;
@@ -48,6 +48,7 @@ struct InstallCommandOptions {
   bool set_default = false;
   bool dry_run = false;
   bool uninstall = false;
+  bool json = false;  // one object at the end instead of the lines (schema_version 1)
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
   // --runtime nri: also install the pre-registered plugin (<dir>/10-gpu-numa) running this binary.
   bool nri_pre_registered = false;

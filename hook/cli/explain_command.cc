@@ -18,8 +18,10 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
     Config config = load_config(fs, opts.config_path);
     warn_config_problems("gpu-numa-hook: explain: ", config);
     // --bundle is a path on this machine, taken as given like --config.
-    Evaluation ev = evaluate(fs, config, read_bundle_spec(HostFs("/"), bundle), pid);
-    std::string out = json ? explain_json(ev) + "\n" : explain_text(ev);
+    oci::Spec spec = read_bundle_spec(HostFs("/"), bundle);
+    ContainerNames names = container_names(spec.annotations, {});
+    Evaluation ev = evaluate(fs, config, spec, pid);
+    std::string out = json ? explain_json(ev, names) + "\n" : explain_text(ev, names);
     std::fputs(out.c_str(), stdout);
     return as_int(ev.decision.action == Action::refuse ? ExitCode::problems : ExitCode::ok);
   } catch (const std::exception& e) {

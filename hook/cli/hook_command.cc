@@ -21,6 +21,7 @@
 #include "host/stdin_reader.h"
 #include "host/systemd_durable.h"
 #include "host/watchdog.h"
+#include "report/container_names.h"
 #include "state.h"
 
 namespace gnh {
@@ -72,7 +73,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
       if (rec.level == "info" || rec.level == "debug") rec.level = "warn";
       rec.msg += " (" + describe_all(config.problems) + ")";
     }
-    if (!v.stderr_line.empty()) std::fprintf(stderr, "%s\n", v.stderr_line.c_str());
+    if (!v.stderr_line.empty())
+      std::fprintf(stderr, "%s%s\n", v.stderr_line.c_str(), rec.names.stderr_suffix().c_str());
     if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     rec.duration_us = micros_since(t0);
     log.write(rec);
@@ -92,7 +94,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     t.duration_us = config.deadline_ms * 1000LL;
     std::string line = config.log.format == LogFormat::json ? format_json(t, "-", ::getpid()) : format_text(t, "-", ::getpid());
     // A log file that failed: the watchdog's record goes to stderr with everything else.
-    std::string err = log.fell_back() ? line + (v.stderr_line.empty() ? "" : "\n" + v.stderr_line) : v.stderr_line;
+    const std::string refusal = v.stderr_line.empty() ? v.stderr_line : v.stderr_line + r.names.stderr_suffix();
+    std::string err = log.fell_back() ? line + (refusal.empty() ? "" : "\n" + refusal) : refusal;
     watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line, err, v.exit_code);
   };
 
@@ -123,11 +126,15 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   try {
     oci::State state = oci::parse_state(input);
     rec.container = state.id;
+    // The pod, from annotations already parsed (the state's now, config.json's below): no extra read.
+    rec.names = container_names(state.annotations, {});
     arm_watchdog_for(rec);  // now its lines name the container
     if (state.bundle.empty() || state.bundle.front() != '/')
       fail("bundle path '" + state.bundle.substr(0, 200) + "' is not absolute");
     ContainerProcess process(state.pid, fs.is_real_root());
-    Evaluation ev = evaluate(fs, config, read_bundle_spec(fs, state.bundle), state.pid);
+    oci::Spec spec = read_bundle_spec(fs, state.bundle);
+    if (!spec.annotations.empty()) rec.names = container_names(state.annotations, spec.annotations);
+    Evaluation ev = evaluate(fs, config, spec, state.pid);
     process.confirm_alive();
     rec.gpus = ev.gpu_list();
     rec.required = ev.decision.required.to_display();

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/error.h"
 #include "base/exit_code.h"
 #include "cli/commands.h"
@@ -27,10 +29,53 @@
 #include "install/engine_config.h"
 #include "install/nri_config.h"
 #include "install/toml_text.h"
+#include "report/json_schema.h"
 
 namespace gnh {
 
 namespace {
+
+// install --json: what the run did, printed as one object at its end instead of the lines a
+// person reads. One install per process, so one report.
+struct InstallReport {
+  bool json = false;
+  nlohmann::json files = nlohmann::json::array();
+  nlohmann::json notes = nlohmann::json::array();
+};
+InstallReport g_report;
+
+// A file's outcome: the person's line, or an entry in the JSON report.
+void said_file(const std::string& path, const char* action, const std::string& backup, const std::string& line,
+               const std::string& diff = "") {
+  if (!g_report.json) {
+    std::fputs(line.c_str(), stdout);
+    return;
+  }
+  nlohmann::json f = {{"path", path}, {"action", action}, {"backup", backup.empty() ? nlohmann::json(nullptr) : nlohmann::json(backup)}};
+  if (!diff.empty()) f["diff"] = diff;
+  g_report.files.push_back(f);
+}
+
+void said_note(const std::string& line) {
+  if (g_report.json) g_report.notes.push_back(line);
+  else std::printf("%s\n", line.c_str());
+}
+
+// The run's last words: dry run, nothing to do, or what to restart; or the JSON object.
+int finish_install(const InstallCommandOptions& o, bool changed, const std::string& restart) {
+  if (g_report.json) {
+    nlohmann::json j = {{"schema_version", kJsonSchemaVersion}, {"runtime", o.runtime}, {"uninstall", o.uninstall},
+                        {"dry_run", o.dry_run}, {"changed", changed}, {"files", g_report.files},
+                        {"notes", g_report.notes},
+                        {"restart", changed && !o.dry_run ? nlohmann::json(restart) : nlohmann::json(nullptr)}};
+    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return as_int(ExitCode::ok);
+  }
+  if (o.dry_run) std::printf("dry run: nothing written\n");
+  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
+  else if (!o.dry_run) std::printf("%s\n", restart.c_str());
+  return as_int(ExitCode::ok);
+}
 
 std::optional<std::string> read_optional(const std::string& path) {
   HostFs fs("/");
@@ -52,12 +97,12 @@ bool apply(const std::string& path, const std::optional<std::string>& before, co
            const InstallCommandOptions& o, bool keep_backup, bool ours = false, bool dropin = false) {
   const bool remove = !after;
   if ((remove && !before) || (!remove && before && *before == *after)) {
-    std::printf("unchanged: %s%s\n", path.c_str(), o.uninstall ? " (nothing of ours in it)" : "");
+    said_file(path, "unchanged", "", "unchanged: " + path + (o.uninstall ? " (nothing of ours in it)" : "") + "\n");
     return false;
   }
   if (o.dry_run) {
     std::string d = unified_diff(before.value_or(""), after.value_or(""), before ? path : "/dev/null", remove ? "/dev/null" : path);
-    std::fputs(d.c_str(), stdout);
+    said_file(path, remove ? "would_remove" : before ? "would_update" : "would_create", "", d, d);
     return true;
   }
   const std::string backup = path + ".gpu-numa-hook.bak";
@@ -66,15 +111,16 @@ bool apply(const std::string& path, const std::optional<std::string>& before, co
   if (remove) {
     if (::unlink(path.c_str()) != 0) fail_errno("cannot remove " + path, errno);
     if (dropin) ::rmdir(path.substr(0, path.rfind('/')).c_str());  // fails, as it should, unless empty
-    std::printf("removed: %s%s\n", path.c_str(), ours ? "" : (" (backup: " + backup + ")").c_str());
+    said_file(path, "removed", ours ? "" : backup, "removed: " + path + (ours ? "" : " (backup: " + backup + ")") + "\n");
     return true;
   }
   make_parent_dirs(path);
   struct stat st {};
   unsigned mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   write_file_atomically(path, *after, mode);
-  std::printf("%s: %s%s\n", before ? "updated" : "created", path.c_str(),
-              before && !ours ? (" (backup: " + backup + ")").c_str() : "");
+  said_file(path, before ? "updated" : "created", before && !ours ? backup : "",
+            std::string(before ? "updated" : "created") + ": " + path +
+                (before && !ours ? " (backup: " + backup + ")" : "") + "\n");
   return true;
 }
 
@@ -177,15 +223,12 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
     }
   };
   if (!o.uninstall) save_state();
-  for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+  for (const std::string& l : lines) said_note(l);
   bool changed = false;
   for (const FileChange& c : edit.changes) changed = apply(c.path, c.before, c.after, o, earlier.has_value(), c.ours, c.dropin) || changed;
   if (our_before && our_after != *our_before) changed = apply(ours, our_before, our_after, o, true) || changed;
   if (o.uninstall) save_state();
-  if (o.dry_run) std::printf("dry run: nothing written\n");
-  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
-  else if (!o.dry_run) std::printf("%s\n", engine->restart_hint().c_str());
-  return as_int(ExitCode::ok);
+  return finish_install(o, changed, engine->restart_hint());
 }
 
 // --boot-gate SERVICE: the `wait` drop-in for SERVICE's unit (install/boot_gate.h), beneath
@@ -377,6 +420,7 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& given) {
   }
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
+  g_report.json = o.json;
   InstallOptions io;
   io.runtime_path = o.runtime_path;
   io.hook_path = o.hook_path;
@@ -442,10 +486,7 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& given) {
       std::fprintf(stderr, "gpu-numa-hook: error: install: --runtime must be docker, containerd, podman, crio, crio-runtime or nvidia-legacy\n");
       return as_int(ExitCode::error);
     }
-    if (o.dry_run) std::printf("dry run: nothing written\n");
-    if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
-    else if (!o.dry_run) std::printf("%s\n", restart.c_str());
-    return as_int(ExitCode::ok);
+    return finish_install(o, changed, restart);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu-numa-hook: error: install: %s\n", e.what());
     return as_int(ExitCode::error);

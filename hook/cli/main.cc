@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/duration.h"
 #include "base/exit_code.h"
+#include "base/text.h"
 #include "cli/commands.h"
 
 namespace {
@@ -29,6 +31,34 @@ std::optional<int> run_hook_without_cli11(int argc, char** argv) {
     opts.*spec->field = std::string(value);
   }
   return gnh::run_hook(opts, argv[argc - 1], gnh::args_without_global_options(argc, argv));
+}
+
+// A command-line mistake: one line, exit 2 (CLI11's own text spans lines and, for a range check
+// on a double, prints a range hundreds of digits long; our options check ranges themselves).
+int usage_error(const std::string& what) {
+  std::fprintf(stderr, "gpu-numa-hook: error: %s (gpu-numa-hook --help lists the commands)\n", gnh::one_line(what).c_str());
+  return gnh::as_int(gnh::ExitCode::error);
+}
+
+// CLI11 reports a missing subcommand before an unknown option: name the option, which is the mistake.
+std::string parse_error_text(const CLI::ParseError& e, int argc, char** argv) {
+  std::string what = e.what();
+  if (what == "A subcommand is required") {
+    for (int i = 1; i < argc; ++i) {
+      std::string_view a = argv[i];
+      int j = i;
+      std::string_view value;
+      if (gnh::match_global_option(argc, argv, &j, &value)) {
+        i = j;
+        continue;
+      }
+      if (a.size() > 1 && a.front() == '-' && a != "--help" && a != "-h" && a != "--version")
+        return "unknown option " + std::string(a);
+      return "unknown command " + std::string(a);
+    }
+    return "a command is required";
+  }
+  return what;
 }
 
 // Set once we know this run is hook mode: only there may an unexpected failure exit 0.
@@ -75,9 +105,12 @@ int run(int argc, char** argv) {
   check->add_option("--prometheus", check_opts.prometheus_file, "Also write node_exporter textfile metrics to FILE (atomically)")
       ->type_name("FILE");
 
-  double wait_timeout = 300;
+  std::string wait_timeout = "300";
+  bool wait_json = false;
   auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
-  wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
+  wait->add_option("--timeout", wait_timeout, "Give up after DURATION: 90s, 5m, 1500ms, 1h, or plain seconds (default 300)")
+      ->type_name("DURATION");
+  wait->add_flag("--json", wait_json, "One JSON object when wait ends (progress goes to stderr)");
 
   gnh::StatusOptions status_opts;
   auto* status = app.add_subcommand("status", "Is this node protected? Engines, binaries, config, GPU memory, cgroups, "
@@ -99,6 +132,7 @@ int run(int argc, char** argv) {
                     "docker, containerd, crio-runtime: make gpu-numa the default runtime");
   install->add_flag("--dry-run", install_opts.dry_run, "Print the diff; write nothing");
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
+  install->add_flag("--json", install_opts.json, "One JSON object: each file and what was done to it");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
   install->add_flag("--nri-pre-registered", install_opts.nri_pre_registered,
@@ -123,7 +157,8 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : gnh::as_int(gnh::ExitCode::error);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return usage_error(parse_error_text(e, argc, argv));
   }
   if (*prestart) return gnh::run_hook(opts, "prestart", gnh::args_without_global_options(argc, argv));
   if (*create_runtime) return gnh::run_hook(opts, "createRuntime", gnh::args_without_global_options(argc, argv));
@@ -131,7 +166,12 @@ int run(int argc, char** argv) {
   if (*topology && topo_refresh) return gnh::run_topology_refresh(opts, nvml_library);
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);
-  if (*wait) return gnh::run_wait(opts, wait_timeout);
+  if (*wait) {
+    std::string why;
+    auto seconds = gnh::parse_duration_seconds(wait_timeout, &why);
+    if (!seconds) return usage_error("wait --timeout: " + why);
+    return gnh::run_wait(opts, *seconds, wait_json);
+  }
   if (*status) return gnh::run_status(opts, status_opts);
   if (*install) return gnh::run_install(opts, install_opts);
   if (*config_check) return gnh::run_config_check(opts, config_json);

@@ -135,6 +135,14 @@ void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std
   if (cmd.resources == "-") stdin_from(resources_text);
 }
 
+constexpr const char* kShimHelp =
+    "gpu-numa-runtime: the OCI runtime shim of gpu-numa-hook, for engines without a hooks directory\n"
+    "(Docker, containerd, Kubernetes through a RuntimeClass). It takes runc's command line unchanged:\n"
+    "on create and run it adds `gpu-numa-hook prestart` to the bundle's config.json, on update it keeps\n"
+    "the container's GPU memory nodes in a new cpuset.mems, then it execs the next runtime, the first\n"
+    "of [runtime] next in /etc/gpu-numa-hook/config.toml that exists (runc, crun). See\n"
+    "gpu-numa-runtime(1) and gpu-numa-hook.toml(5). The next runtime's help follows.\n\n";
+
 int run(std::vector<std::string> argv) {
   RuncCommandLine cmd;
   Config cfg;
@@ -169,6 +177,11 @@ int main(int argc, char** argv) {
   // nvidia-container-runtime does.
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-v")) {
     std::printf("gpu-numa-runtime version %s\nrevision: %s\n\n", GNH_VERSION, GNH_REVISION);
+    std::fflush(stdout);
+  }
+  // `--help`: what this program is, then the next runtime's own help (its options are ours).
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(kShimHelp, stdout);
     std::fflush(stdout);
   }
   return run(std::vector<std::string>(argv, argv + argc));

@@ -39,8 +39,10 @@ Readiness poll(const HostFs& fs, const Config& config, std::string* nvml_problem
 
 }  // namespace
 
-int run_wait(const GlobalOptions& opts, double timeout_seconds) {
+int run_wait(const GlobalOptions& opts, double timeout_seconds, bool json) {
   using Clock = std::chrono::steady_clock;
+  // With --json stdout holds only the final object; progress goes to stderr.
+  FILE* progress = json ? stderr : stdout;
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
@@ -48,7 +50,16 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
     auto start = Clock::now();
     auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
     auto next_progress = start;
-    std::string nvml_problem, nvml_said;
+    std::string nvml_problem, nvml_said, last_line;
+    auto finish = [&](const Readiness& r, const char* result, FILE* to, const std::string& text, ExitCode code) {
+      if (json) {
+        double waited = std::chrono::duration<double>(Clock::now() - start).count();
+        std::printf("%s\n", readiness_json(r, result, waited).c_str());
+      } else {
+        std::fprintf(to, "%s\n", text.c_str());
+      }
+      return as_int(code);
+    };
     while (true) {
       Readiness r = poll(fs, config, &nvml_problem);
       if (!nvml_problem.empty() && nvml_problem != nvml_said) {
@@ -56,24 +67,24 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
                      nvml_problem.c_str());
         nvml_said = nvml_problem;
       }
-      if (r.ready()) {
-        std::printf("gpu-numa-hook: wait: ready: %s\n", readiness_line(r).c_str());
-        return as_int(ExitCode::ok);
-      }
-      if (r.never()) {
-        std::fprintf(stderr, "gpu-numa-hook: wait: not waiting: %s\n", readiness_line(r).c_str());
-        return as_int(ExitCode::problems);
-      }
+      std::string line = readiness_line(r);
+      if (r.ready()) return finish(r, "ready", stdout, "gpu-numa-hook: wait: ready: " + line, ExitCode::ok);
+      if (r.never())
+        return finish(r, "not_waiting", stderr, "gpu-numa-hook: wait: not waiting: " + line, ExitCode::problems);
       auto now = Clock::now();
       if (now >= end) {
-        std::fprintf(stderr, "gpu-numa-hook: wait: timed out after %.0f s: %s\n", timeout_seconds,
-                     readiness_line(r).c_str());
-        return as_int(ExitCode::problems);
+        char took[64];
+        std::snprintf(took, sizeof took, "%g s", timeout_seconds);
+        return finish(r, "timed_out", stderr, "gpu-numa-hook: wait: timed out after " + std::string(took) + ": " + line,
+                      ExitCode::problems);
       }
-      if (now >= next_progress) {
-        std::printf("gpu-numa-hook: wait: %s\n", readiness_line(r).c_str());
-        std::fflush(stdout);
+      // A line at each change (a node came online, reached the kernel, the root cpuset) and every
+      // 5 s while nothing changes, so a boot log shows where it stands.
+      if (now >= next_progress || line != last_line) {
+        std::fprintf(progress, "gpu-numa-hook: wait: %s\n", line.c_str());
+        std::fflush(progress);
         next_progress = now + kProgressInterval;
+        last_line = line;
       }
       std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, end - now));
     }

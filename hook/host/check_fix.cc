@@ -65,6 +65,7 @@ FixOutcome apply_check_fix(const CpusetTree& tree, const std::vector<PatchStep>&
     }
   } catch (const Error& e) {
     out.error = e.what();
+    out.lock_unusable = e.error_number() != 0;  // not had in time: errno 0
   }
   return out;
 }

@@ -20,13 +20,13 @@ LockFile::LockFile(const std::string& path, const Deadline& deadline) {
     if (slash != std::string::npos && slash > 0) ::mkdir(path.substr(0, slash).c_str(), 0755);
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   }
-  if (fd_ < 0) fail("cannot open lock file " + path + ": " + errno_text(errno));
+  if (fd_ < 0) fail("cannot open lock file " + path + ": " + errno_text(errno), errno);
   auto pause = std::chrono::microseconds(200);
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
       int err = errno;
       ::close(fd_);
-      fail("cannot lock " + path + ": " + errno_text(err));
+      fail("cannot lock " + path + ": " + errno_text(err), err);
     }
     if (deadline.expired()) {
       ::close(fd_);

@@ -11,7 +11,8 @@ namespace gnh {
 
 class LockFile {
  public:
-  // Failure when the file cannot be opened or the lock is not had before the deadline.
+  // Failure when the file cannot be opened (its errno kept) or the lock is not had before the
+  // deadline (errno 0: another holder).
   LockFile(const std::string& path, const Deadline& deadline);
   ~LockFile();
   LockFile(const LockFile&) = delete;

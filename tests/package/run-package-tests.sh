@@ -50,6 +50,13 @@ M=$(MANPAGER=cat MANWIDTH=100 man gpu-numa-hook 2>&1)
 echo "$M" | grep -q "gpu-numa-hook - keep GPU containers" && MANPAGER=cat man 1 gpu-numa-runtime >/dev/null 2>&1 && MANPAGER=cat man 5 gpu-numa-hook.toml >/dev/null 2>&1 &&
     pass "man gpu-numa-hook, gpu-numa-runtime(1), gpu-numa-hook.toml(5)" || fail "man pages" "$(echo "$M" | head -3 | one_line)"
 bash -c '. /usr/share/bash-completion/completions/gpu-numa-hook && complete -p gpu-numa-hook' >/dev/null 2>&1 && pass "bash completion loads" || fail "bash completion" "does not load"
+for c in zsh:/usr/share/zsh/vendor-completions/_gpu-numa-hook fish:/usr/share/fish/vendor_completions.d/gpu-numa-hook.fish; do
+    sh=${c%%:*} f=${c#*:}
+    if [ ! -f "$f" ]; then fail "$sh completion" "$f not installed"
+    elif ! command -v "$sh" >/dev/null; then pass "$sh completion installed at $f (SKIPPED its syntax check: no $sh here)"
+    elif "$sh" -n "$f" 2>/dev/null; then pass "$sh completion installed at $f and parses"
+    else fail "$sh completion" "$f does not parse"; fi
+done
 
 # a changed conffile survives a reinstall
 printf '\n# operator change %s\n[zz-operator-%s]\nbogus = 1\n' "$RUNID" "$RUNID" >>/etc/gpu-numa-hook/config.toml

@@ -19,5 +19,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 cd "$build"
 # Names are prefixed "unit:" and "fixture:" by doctest_discover_tests; anchored so other suites
 # with "unit" in their name (the systemd units check) stay out.
-ctest -R "^(unit|unit \(host\)|fixture):" --output-on-failure -j"$jobs" --timeout 300
+# A per-case cap only catches a hang: no case's own waits exceed 120 s (tests/support's
+# wait_for_line and wait_hook_binary), so 600 s is that plus a sanitized binary on a loaded
+# machine; GNH_CASE_TIMEOUT overrides it. The stage's own cap is the ctest TIMEOUT of the
+# "hardening: ASan+UBSan" test (tests/CMakeLists.txt), sized for the sanitized build too.
+ctest -R "^(unit|unit \(host\)|fixture):" --output-on-failure -j"$jobs" --timeout "${GNH_CASE_TIMEOUT:-600}"
 echo "sanitized unit and fixture tests passed"

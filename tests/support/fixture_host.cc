@@ -232,6 +232,23 @@ Spawned spawn_hook_binary(const std::vector<std::string>& args, const std::strin
   return s;
 }
 
+bool wait_for_line(const Spawned& s, const std::string& line, int timeout_ms) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    std::string out = read_file(s.dir + "/out");
+    if (out.rfind(line, 0) == 0 || out.find("\n" + line) != std::string::npos) return true;
+    if (std::chrono::steady_clock::now() >= end) return false;
+    siginfo_t info{};
+    // WNOWAIT: the child stays reapable for wait_hook_binary.
+    if (::waitid(P_PID, static_cast<id_t>(s.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == s.pid) {
+      // Exited: one last read, then it will print nothing more.
+      out = read_file(s.dir + "/out");
+      return out.rfind(line, 0) == 0 || out.find("\n" + line) != std::string::npos;
+    }
+    ::usleep(2000);
+  }
+}
+
 RunResult wait_hook_binary(Spawned& s, int timeout_ms) {
   RunResult r;
   int status = 0;

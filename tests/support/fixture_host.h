@@ -89,6 +89,10 @@ Spawned spawn_hook_binary(const std::vector<std::string>& args, const std::strin
                           bool keep_stdin_open = false);
 // Waits at most timeout_ms; a run still going then is killed and reported with exit_code -1.
 RunResult wait_hook_binary(Spawned& s, int timeout_ms);
+// Blocks until the spawned binary's stdout holds `line` (a whole line, newline included) or it has
+// exited or timeout_ms passed; true when the line came. Tests change the world after the program
+// said what it saw, never after a sleep; timeout_ms only bounds a hang, so make it generous.
+bool wait_for_line(const Spawned& s, const std::string& line, int timeout_ms = 120000);
 
 // Every cpuset.mems beneath the fixture's cgroup mount: cgroup path -> content.
 std::map<std::string, std::string> snapshot_mems(const Host& h);

@@ -4,6 +4,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report/json_schema.h"
+
 namespace gnh {
 
 namespace {
@@ -200,6 +202,7 @@ std::string check_text(const CheckResult& r) {
 
 std::string check_json(const CheckResult& r) {
   json j = findings_json(r, r.found);
+  j["schema_version"] = kJsonSchemaVersion;
   j["cgroup_version"] = to_string(r.found.version);
   j["mount_point"] = r.found.mount_point;
   if (r.fix) {

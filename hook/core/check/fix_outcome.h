@@ -22,6 +22,8 @@ struct FixResult {
 struct FixOutcome {
   std::vector<FixResult> results;  // one per planned step, in plan order
   std::string error;               // the fix did not run at all (the lock)
+  bool lock_unusable = false;      // ...because the lock file could not be opened or locked: the
+                                   // tool failed (exit 2), unlike a lock another process holds
 
   size_t fixed() const;
   size_t failed() const;

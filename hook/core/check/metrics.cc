@@ -40,4 +40,9 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
   return m;
 }
 
+Metric build_info_metric(const std::string& version, const std::string& revision) {
+  return {"gpu_numa_hook_build_info", "The gpu-numa-hook build that wrote these metrics", "gauge", 1.0,
+          {{"version", version}, {"revision", revision}}};
+}
+
 }  // namespace gnh

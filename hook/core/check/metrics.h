@@ -2,6 +2,7 @@
 // docs/operate.md). Pure.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "check/result.h"
@@ -13,5 +14,9 @@ namespace gnh {
 // so an alert can tell "no problems" from "no answer", and gpu_numa_hook_config_valid 0 when what
 // failed was the config (config_unusable: not TOML, unreadable).
 std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool config_unusable = false);
+
+// gpu_numa_hook_build_info{version="...",revision="..."} 1: which build wrote the file, so a
+// fleet's versions show in one query.
+Metric build_info_metric(const std::string& version, const std::string& revision);
 
 }  // namespace gnh

@@ -60,3 +60,10 @@ TEST_CASE("gpu_numa_hook_config_valid: 1 without problems, 0 with one, 0 when th
   CHECK(value(failed, "gpu_numa_hook_config_valid") == 0);
   CHECK(value(failed, "gpu_numa_hook_check_success") == 0);
 }
+
+TEST_CASE("build info: one gauge at 1 naming the version and the revision") {
+  CHECK(render_metrics({build_info_metric("0.9.0", "v0.9.0-3-gabc")}) ==
+        "# HELP gpu_numa_hook_build_info The gpu-numa-hook build that wrote these metrics\n"
+        "# TYPE gpu_numa_hook_build_info gauge\n"
+        "gpu_numa_hook_build_info{version=\"0.9.0\",revision=\"v0.9.0-3-gabc\"} 1\n");
+}

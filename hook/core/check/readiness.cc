@@ -1,6 +1,10 @@
 #include "check/readiness.h"
 
 #include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/json_schema.h"
 
 #include "gpu/mig_devices.h"
 #include "gpu/self_onlining.h"
@@ -72,6 +76,26 @@ std::string readiness_line(const Readiness& r) {
   std::string s = base_line(r);
   if (!r.not_initialized.empty()) s += "; not waited for:" + node_list(r.not_initialized);
   return s;
+}
+
+std::string readiness_json(const Readiness& r, const std::string& result, double waited_seconds) {
+  using nlohmann::json;
+  auto nodes = [](const std::vector<PendingGpuNode>& v) {
+    json a = json::array();
+    for (const auto& p : v)
+      a.push_back({{"gpu", p.gpu}, {"node", p.node >= 0 ? json(p.node) : json(nullptr)}, {"state", to_string(p.state)},
+                   {"why", p.why}});
+    return a;
+  };
+  json j = {{"schema_version", kJsonSchemaVersion},
+            {"result", result},
+            {"waited_seconds", std::round(waited_seconds * 1000) / 1000},
+            {"gpu_nodes", r.gpu_nodes},
+            {"ready_nodes", r.gpu_nodes - std::min(r.gpu_nodes, r.pending.size())},
+            {"pending", nodes(r.pending)},
+            {"not_initialized", nodes(r.not_initialized)},
+            {"message", readiness_line(r)}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace gnh

@@ -35,4 +35,9 @@ Readiness assess_readiness(const Inventory& inv, const HostMemoryFacts& host);
 // One progress line: "3 of 4 GPU memory nodes ready; waiting for 252 (/dev/nvidia3: numa_status offline)"
 std::string readiness_line(const Readiness& r);
 
+// `wait --json`: one object when wait ends. result: "ready", "timed_out" or "not_waiting" (a node
+// waiting cannot bring). {"schema_version":1,"result":...,"waited_seconds":...,"gpu_nodes":4,
+// "ready_nodes":3,"pending":[{"gpu","node","state","why"}],"not_initialized":[...],"message":line}
+std::string readiness_json(const Readiness& r, const std::string& result, double waited_seconds);
+
 }  // namespace gnh

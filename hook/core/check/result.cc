@@ -8,6 +8,7 @@ long CheckResult::tasks_of(const std::string& path) const {
 }
 
 int CheckResult::exit_code() const {
+  if (fix && fix->lock_unusable) return 2;  // the tool failed: CONTRACT.md's exit 2
   if (fix && (!fix->error.empty() || fix->failed() > 0)) return 1;
   for (const auto& c : container_fixes)
     if (!c.error.empty()) return 1;

@@ -41,6 +41,8 @@ std::string token(const std::string& s) {
 std::string format_text(const LogRecord& r, const std::string& ts, int pid) {
   std::string out = ts + " " + r.level + " " + r.program + "[" + std::to_string(pid) + "]";
   out += " container=" + token(r.container);
+  if (!r.names.pod().empty()) out += " pod=" + token(r.names.pod());
+  if (!r.names.container_name.empty()) out += " name=" + token(r.names.container_name);
   out += " stage=" + token(r.stage);
   out += " action=" + token(r.action);
   out += " gpus=" + token(r.gpus);
@@ -61,6 +63,9 @@ std::string format_json(const LogRecord& r, const std::string& ts, int pid) {
       {"mems_after", r.mems_after}, {"cgroup", r.cgroup}, {"duration_us", r.duration_us},
       {"msg", r.msg},
   };
+  if (!r.names.pod_namespace.empty()) j["pod_namespace"] = r.names.pod_namespace;
+  if (!r.names.pod_name.empty()) j["pod_name"] = r.names.pod_name;
+  if (!r.names.container_name.empty()) j["container_name"] = r.names.container_name;
   // Replace invalid UTF-8 from hostile ids instead of throwing.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

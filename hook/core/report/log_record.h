@@ -4,12 +4,17 @@
 
 #include <string>
 
+#include "report/container_names.h"
+
 namespace gnh {
 
 struct LogRecord {
   std::string program = "gpu-numa-hook";  // who wrote the line: gpu-numa-hook or gpu-numa-runtime
   std::string level = "info";  // info, warn, error
   std::string container = "-";
+  // The pod and the container's name in it when the engine passed them (already printable):
+  // an empty one leaves its field out of the line.
+  ContainerNames names;
   std::string stage = "-";
   std::string action = "allow";
   std::string gpus = "-";
@@ -21,7 +26,7 @@ struct LogRecord {
   std::string msg;
 };
 
-// "2026-11-21T04:30:00.123456Z info gpu-numa-hook[4242] container=... msg=\"...\""
+// "2026-11-21T04:30:00.123456Z info gpu-numa-hook[4242] container=... [pod=ns/name] [name=c] stage=... msg=\"...\""
 std::string format_text(const LogRecord& r, const std::string& timestamp, int pid);
 std::string format_json(const LogRecord& r, const std::string& timestamp, int pid);
 // UTC, microseconds, ISO 8601.

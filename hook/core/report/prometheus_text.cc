@@ -31,6 +31,18 @@ std::string escape_help(const std::string& s) {
   return out;
 }
 
+// Label values escape backslash, double quote and newline (exposition format).
+std::string escape_label(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_metrics(const std::vector<Metric>& metrics) {
@@ -38,7 +50,11 @@ std::string render_metrics(const std::vector<Metric>& metrics) {
   for (const auto& m : metrics) {
     s += "# HELP " + m.name + " " + escape_help(m.help) + "\n";
     s += "# TYPE " + m.name + " " + m.type + "\n";
-    s += m.name + " " + format_value(m.value) + "\n";
+    s += m.name;
+    for (size_t i = 0; i < m.labels.size(); ++i)
+      s += (i ? "," : "{") + m.labels[i].first + "=\"" + escape_label(m.labels[i].second) + "\"" +
+           (i + 1 == m.labels.size() ? "}" : "");
+    s += " " + format_value(m.value) + "\n";
   }
   return s;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gnh {
@@ -11,9 +12,11 @@ struct Metric {
   std::string help;   // one line
   std::string type;   // "gauge" (the only type `check` exports: each run replaces the file)
   double value = 0;
+  // name="value" pairs after the name, in this order; values escaped as the format says.
+  std::vector<std::pair<std::string, std::string>> labels = {};
 };
 
-// "# HELP name help\n# TYPE name type\nname value\n" per metric, in the given order.
+// "# HELP name help\n# TYPE name type\nname{label="v"} value\n" per metric, in the given order.
 std::string render_metrics(const std::vector<Metric>& metrics);
 
 }  // namespace gnh

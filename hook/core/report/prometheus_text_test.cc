@@ -14,3 +14,9 @@ TEST_CASE("exposition format: HELP, TYPE, then the sample - whole numbers withou
         "# HELP b_seconds Time\n# TYPE b_seconds gauge\nb_seconds 1763700000\n"
         "# HELP c_ratio Half\n# TYPE c_ratio gauge\nc_ratio 0.5\n");
 }
+
+TEST_CASE("exposition format: labels in order, their values escaped") {
+  Metric m{"x_info", "Build", "gauge", 1, {{"version", "1.2.3"}, {"revision", "v1-2-g\"a\\b\nc"}}};
+  CHECK(render_metrics({m}) ==
+        "# HELP x_info Build\n# TYPE x_info gauge\nx_info{version=\"1.2.3\",revision=\"v1-2-g\\\"a\\\\b\\nc\"} 1\n");
+}

@@ -47,10 +47,15 @@ std::string pad(std::string s, size_t w) {
 
 }  // namespace
 
-std::string explain_json(const Evaluation& ev) {
+std::string explain_json(const Evaluation& ev, const ContainerNames& names) {
   json gpus = json::array();
   for (const auto& g : ev.gpus) gpus.push_back(gpu_json(g));
-  json j = {{"gpus", gpus},
+  auto or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  json j = {{"schema_version", kJsonSchemaVersion},
+            {"pod_namespace", or_null(names.pod_namespace)},
+            {"pod_name", or_null(names.pod_name)},
+            {"container_name", or_null(names.container_name)},
+            {"gpus", gpus},
             {"gpu_requested", ev.gpu_requested},
             {"request_sources", ev.sources},
             {"unresolved", ev.unresolved},
@@ -72,8 +77,11 @@ std::string explain_json(const Evaluation& ev) {
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
-std::string explain_text(const Evaluation& ev) {
+std::string explain_text(const Evaluation& ev, const ContainerNames& names) {
   std::string s;
+  if (!names.empty())
+    s += "pod:       " + (names.pod().empty() ? std::string("-") : names.pod()) +
+         (names.container_name.empty() ? "" : " (container " + names.container_name + ")") + "\n";
   s += "action:    " + std::string(to_string(ev.decision.action)) + "\n";
   s += "message:   " + ev.decision.message + "\n";
   s += "gpus:      " + ev.gpu_list() + "\n";
@@ -93,7 +101,8 @@ std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, con
                           const std::string& auto_online_blocks) {
   json gpus = json::array();
   for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
-  json j = {{"gpus", gpus},
+  json j = {{"schema_version", kJsonSchemaVersion},
+            {"gpus", gpus},
             {"memory_nodes", memory_nodes.to_string()},
             {"memory_mode", to_string(mode.mode)},
             {"memory_mode_param", mode.params_line.empty() ? json(nullptr) : json(mode.params_line)},

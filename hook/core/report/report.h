@@ -7,12 +7,15 @@
 #include "gpu/gpu.h"
 #include "gpu/memory_mode.h"
 #include "base/node_set.h"
+#include "report/container_names.h"
+#include "report/json_schema.h"
 
 namespace gnh {
 
-// explain --json: one object (fields in docs/operate.md).
-std::string explain_json(const Evaluation& ev);
-std::string explain_text(const Evaluation& ev);
+// explain --json: one object (fields in docs/operate.md). names: the pod from config.json's
+// annotations, when the engine set them.
+std::string explain_json(const Evaluation& ev, const ContainerNames& names = {});
+std::string explain_text(const Evaluation& ev, const ContainerNames& names = {});
 
 // "driver memory mode: numa (CoherentGPUMemoryMode: \"numa\")"
 std::string memory_mode_line(const DriverMemoryMode& mode);

@@ -147,7 +147,7 @@ TEST_CASE("status: a refusal line with invalid UTF-8 still makes valid JSON") {
   CHECK(j["refusals"]["lines"].size() == 1);
 }
 
-TEST_CASE("status: a connected NRI plugin alone protects the node; one that is gone is a reason not to be") {
+TEST_CASE("status: a connected NRI plugin alone protects the node, one that is gone is a reason not to be") {
   StatusFacts f = protected_node();
   f.engines.clear();
   f.nri = "connected to containerd 2.1.9";
