@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
+#include "host/cuda_requirement_reader.h"
 #include "host/pipeline.h"
 #include "host/spec_reader.h"
 #include "report/report.h"
@@ -17,6 +18,11 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
     Config config = load_config(fs, opts.config_path);
     // --bundle is a path on this machine, taken as given like --config.
     Evaluation ev = evaluate(fs, config, read_bundle_spec(HostFs("/"), bundle), pid);
+    // The hook reads the driver only for a requirement; explain shows the driver's CUDA anyway.
+    if (ev.gpu_requested && ev.requirement.host.empty()) {
+      NvmlCacheLoad cache = load_nvml_cache(fs, config.nvml.cache_path());
+      ev.requirement.host = describe_host(read_host_cuda_facts(fs, cache.cache ? &*cache.cache : nullptr));
+    }
     std::string out = json ? explain_json(ev) + "\n" : explain_text(ev);
     std::fputs(out.c_str(), stdout);
     return as_int(ev.decision.action == Action::refuse ? ExitCode::problems : ExitCode::ok);

@@ -35,7 +35,11 @@ HostFacts read_host_cuda_facts(const HostFs& fs, const NvmlCache* nvml) {
 
 RequirementCheck check_cuda_requirement(const HostFs& fs, const ImageRequirements& image, const std::vector<Gpu>& gpus,
                                         const std::function<const NvmlCacheLoad&()>& nvml) {
-  if (image.disabled || image.empty()) return check_requirements(image, HostFacts{});
+  if (image.disabled || image.empty()) {
+    RequirementCheck c = check_requirements(image, HostFacts{});
+    c.host.clear();  // nothing was read
+    return c;
+  }
   // The driver's version and the table settle most images without opening the cache: what they
   // say is certain (a driver meets a release's minimum, or is of an older branch than it), and
   // brand or arch left unknown never makes a requirement fail.
