@@ -98,6 +98,7 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.policy.gpu_affinity == defaults.policy.gpu_affinity);
   CHECK(shipped.policy.explicit_mems == defaults.policy.explicit_mems);
   CHECK(shipped.policy.on_error == defaults.policy.on_error);
+  CHECK(shipped.policy.cuda_requirement == defaults.policy.cuda_requirement);
   CHECK(shipped.deadline_ms == defaults.deadline_ms);
   CHECK(shipped.log.file == defaults.log.file);
   CHECK(shipped.log.level == defaults.log.level);
@@ -110,6 +111,14 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.runtime.next == defaults.runtime.next);
   CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
+}
+
+TEST_CASE("[policy] cuda-requirement: refuse by default, warn, off, bad values named") {
+  CHECK(Config{}.policy.cuda_requirement == CudaRequirementPolicy::refuse);
+  CHECK(parse_config("[policy]\ncuda-requirement = \"warn\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::warn);
+  CHECK(parse_config("[policy]\ncuda-requirement = \"off\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::off);
+  CHECK_THROWS_WITH_AS(parse_config("[policy]\ncuda-requirement = \"maybe\"\n", "t.toml"),
+                       doctest::Contains("policy.cuda-requirement"), Error);
 }
 
 TEST_CASE("[runtime] next and hook: names or absolute paths, bad values named") {
