@@ -198,7 +198,7 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
         echo "cmp${T}hook check path $kind${T}sh hook reading stdin${T}1${T}(info) check path $kind vs a sh hook that only reads stdin"
     done
     echo "cmp${T}hook check path + CUDA requirement ac922${T}noop /bin/true${T}2.0${T}check path + nvidia/cuda requirement within 2.0x of a no-op hook"
-    echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1${T}(info) what the requirement check adds to a GPU container's start"
+    echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1.1${T}the requirement check adds at most 10% to a GPU container's start"
     for v in "hook fast path ac922" "hook check path ac922" "hook patch path ac922" \
              "hook fast path gh" "hook check path gh" "hook patch path gh"; do
         echo "rss${T}$v${T}8192${T}peak RSS of $v under 8 MiB"
