@@ -2,7 +2,7 @@
 # Instruction counts (valgrind's callgrind, "Ir": instructions executed, user space, the whole
 # process from exec to exit) of the hook's three paths on the benchmark's ac922 fixture, and of
 # `check` on 10,000 cgroups. Repeatable to a few hundred instructions on a noisy machine: the
-# number to compare between commits when a timing cannot tell (docs/BENCHMARKS.md).
+# number to compare between commits when a timing cannot tell (docs/internals/benchmarks.md).
 #
 # Usage (root, from anywhere):   bash bench/callgrind.sh [BUILD_DIR]
 #   BUILD_DIR defaults to <repo>/build-bench (Release, configured and built as run-bench.sh does).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # What gpu-numa-hook costs each container start: whole-process wall time and peak RSS, interleaved
-# with its baselines in one run. Not a test: it prints tables (docs/BENCHMARKS.md explains them) and
+# with its baselines in one run. Not a test: it prints tables (docs/internals/benchmarks.md explains them) and
 # exits non-zero only when the benchmark itself could not run (a variant exited non-zero, a
 # verification run showed the wrong decision).
 #
@@ -63,7 +63,7 @@ WORK=$(mktemp -d /tmp/gnh-bench.XXXXXX)
 chmod 755 "$WORK"
 # Every gpu-numa-hook is timed as installed: a copy (install(1)), as a package or `install` puts it
 # in /usr/bin. The linker's own output file is slower to exec on this machine (~0.12 ms a run for
-# the same bytes: its page-cache pages are written piecemeal; docs/BENCHMARKS.md), which would
+# the same bytes: its page-cache pages are written piecemeal; docs/internals/benchmarks.md), which would
 # charge the build's binary for how it was written and not the compare builds, which are copies.
 mkdir -p "$WORK/bin"
 HOOK_BUILT=$HOOK

@@ -5,7 +5,7 @@
 # does not outlive the boot) and on one that has it (read only), with
 # the bundle on this machine's disk and on a tmpfs (containerd keeps bundles under /run, a tmpfs).
 # run-bench.sh's runc rows measure the same inside `runc run`, where the 1 ms that matters is lost
-# in runc's own spread on a busy machine; this isolates it. docs/BENCHMARKS.md has the figures.
+# in runc's own spread on a busy machine; this isolates it. docs/internals/benchmarks.md has the figures.
 #
 # Usage (root):  bash bench/shim-alone.sh BUILD_DIR   (BUILD_DIR holds gpu-numa-runtime and
 #                bench/hook_bench, built); env ROUNDS (default 300), OUT=DIR keeps the table.

@@ -31,7 +31,9 @@ install(FILES config/systemd/gpu-numa-hook-check.service config/systemd/gpu-numa
 install(FILES config/systemd/gpu-numa-hook-wait.conf config/systemd/README.md
         DESTINATION share/doc/gpu-numa-hook/systemd)
 install(FILES config/bash-completion/gpu-numa-hook DESTINATION share/bash-completion/completions)
-install(FILES README.md docs/RUNTIMES.md docs/MIG.md DESTINATION share/doc/gpu-numa-hook)
+# The README and docs/ as in the repository, so the README's and the pages' relative links hold.
+install(FILES README.md DESTINATION share/doc/gpu-numa-hook)
+install(DIRECTORY docs/ DESTINATION share/doc/gpu-numa-hook/docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
 
 set(CPACK_PACKAGE_NAME gpu-numa-hook)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

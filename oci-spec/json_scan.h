@@ -1,6 +1,6 @@
 // Finding a few members of a large JSON document without building it. A bundle's config.json is
 // 2-20 KB (Docker's and the CRI's carry a seccomp profile), and nlohmann's parser spends ~0.1 ms
-// a start building a document of which we read six fields (docs/BENCHMARKS.md). This one pass
+// a start building a document of which we read six fields (docs/internals/benchmarks.md). This one pass
 // checks the whole text and records where the wanted values lie; only those are then parsed.
 //
 // The contract that keeps verdicts unchanged: when locate_members accepts a text, nlohmann::json

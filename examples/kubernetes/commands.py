@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints every container command of the DaemonSet (one JSON array per line, init containers
-first) after checking that every YAML file here parses and has the objects the README names.
+first) after checking that every YAML file here parses and has the objects docs/install.md names.
 tests/engine/run-engine-tests.sh runs each printed command for real in the built image."""
 import json, os, sys
 import yaml

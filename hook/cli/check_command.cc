@@ -17,6 +17,7 @@
 #include "host/cgroup_locator.h"
 #include "host/config_loader.h"
 #include "host/cpuset_walk.h"
+#include "host/event_log.h"
 #include "host/driver_reader.h"
 #include "host/nvml_cache_reader.h"
 
@@ -55,6 +56,39 @@ void count_tasks(const CpusetTree& tree, const CheckFindings& f, std::map<std::s
   for (const auto& g : f.missing_gpu_node) count(g.path);
 }
 
+// Every write `check --fix` makes, and each it could not make, in the log the hook writes to: a
+// change to a cgroup is never off the record. One line each, as the hook's (stage=check-fix).
+void log_fix(const HostFs& fs, const Config& config, const FixOutcome& fix, std::chrono::steady_clock::time_point t0) {
+  EventLog log(config.log, fs);
+  auto record = [&](const char* level, const char* action, const std::string& cgroup, const NodeSet& before,
+                    const NodeSet& after, const std::string& msg) {
+    LogRecord r;
+    r.level = level;
+    r.stage = "check-fix";
+    r.action = action;
+    r.cgroup = cgroup;
+    if (!cgroup.empty() && cgroup != "-") {
+      r.mems_before = before.to_display();
+      r.mems_after = after.to_display();
+    }
+    r.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    r.msg = msg;
+    log.write(r);
+  };
+  if (!fix.error.empty()) record("error", "allow", "-", {}, {}, "check --fix wrote nothing: " + fix.error);
+  for (const auto& x : fix.results) {
+    if (!x.error.empty())
+      record("error", "patch", x.path, x.before, x.after, "check --fix could not widen this stale cgroup: " + x.error);
+    else if (x.written)
+      record("info", "patch", x.path, x.before, x.after,
+             "check --fix widened a stale cgroup by " + (x.after - x.before).to_display());
+    else if (x.busy_tasks > 0)
+      record("warn", "warn", x.path, x.before, x.before,
+             "check --fix left this stale cgroup alone: " + std::to_string(x.busy_tasks) + " running task(s) would have "
+             "their bound memory remapped by widening to " + x.planned.to_display() + "; restart that container");
+  }
+}
+
 double unix_now() {
   using namespace std::chrono;
   return static_cast<double>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
@@ -64,19 +98,26 @@ double unix_now() {
 
 int run_check(const GlobalOptions& opts, const CheckOptions& co) {
   double started = unix_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  bool config_unusable = true;  // until the config is read: a failure before is the config's
   try {
     HostFs fs(opts.host_root.value_or("/"));
-    Config config = load_config(fs, opts.config_path);
+    ConfigFile file = read_config_file(fs, opts.config_path);
+    Config config = file.text ? parse_config(*file.text, file.path) : Config{};
+    config_unusable = false;
     bool fix = co.fix || (co.fix_if_configured && config.check_fix);
     CpusetLocation loc = locate_cpuset_hierarchy(fs);
     CpusetTree tree(fs, loc);
     HostNodes nodes = read_host_nodes(fs, config);
 
     CheckResult r;
+    if (file.text) r.config_file = file.path;
+    r.config_problems = config.problems;
     r.found = find_problems_walking(tree, nodes);
     auto plan = plan_check_fix(r.found);
     if (fix && !plan.empty()) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
+      log_fix(fs, config, *r.fix, t0);
       r.after = find_problems_walking(tree, nodes);
     }
     count_tasks(tree, r.found, &r.tasks);
@@ -95,7 +136,7 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     // The metrics say "no answer" (success 0), so an alert can tell it from "no problems".
     if (co.prometheus_file) {
       try {
-        write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(nullptr, started)));
+        write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(nullptr, started, config_unusable)));
       } catch (const std::exception& g) {
         report_tool_error("gpu-numa-hook: check: ", g);
       }

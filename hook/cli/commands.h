@@ -14,7 +14,7 @@ namespace gnh {
 int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vector<std::string>& next_hook_args);
 int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, bool json);
 int run_topology(const GlobalOptions& opts, bool json);
-// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/MIG.md). Exit 0
+// `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/platforms/mig.md). Exit 0
 // written, 2 not (the old cache is left as it was).
 int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::string>& nvml_library);
 
@@ -28,6 +28,9 @@ struct CheckOptions {
 int run_check(const GlobalOptions& opts, const CheckOptions& check);
 // Exit 0 ready, 1 timed out (or never ready), 2 error.
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
+
+// `config check`: exit 0 valid (or absent), 1 one line per problem the hook ignores, 2 unusable.
+int run_config_check(const GlobalOptions& opts, bool json);
 
 struct InstallCommandOptions {
   std::string runtime;  // docker, containerd, crio-runtime, podman, crio, nvidia-legacy

@@ -3,6 +3,7 @@
 
 #include "base/exit_code.h"
 #include "cli/commands.h"
+#include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/cuda_requirement_reader.h"
@@ -16,6 +17,7 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    warn_config_problems("gpu-numa-hook: explain: ", config);
     // --bundle is a path on this machine, taken as given like --config.
     Evaluation ev = evaluate(fs, config, read_bundle_spec(HostFs("/"), bundle), pid);
     // The hook reads the driver only for a requirement; explain shows the driver's CUDA anyway.

@@ -65,6 +65,12 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     rec.level = v.level;
     rec.action = v.action;
     rec.msg = v.message;
+    // Problems the config reader ignored: on the one log line (never stderr, which a runtime may
+    // show as the start's failure), raised to warn so a log kept at level warn still shows them.
+    if (!config.problems.empty()) {
+      if (rec.level == "info" || rec.level == "debug") rec.level = "warn";
+      rec.msg += " (" + describe_all(config.problems) + ")";
+    }
     if (!v.stderr_line.empty()) std::fprintf(stderr, "%s\n", v.stderr_line.c_str());
     if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
     rec.duration_us = micros_since(t0);
@@ -84,8 +90,9 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     t.msg = v.message;
     t.duration_us = config.deadline_ms * 1000LL;
     std::string line = config.log.format == LogFormat::json ? format_json(t, "-", ::getpid()) : format_text(t, "-", ::getpid());
-    watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line, v.stderr_line,
-                 v.exit_code);
+    // A log file that failed: the watchdog's record goes to stderr with everything else.
+    std::string err = log.fell_back() ? line + (v.stderr_line.empty() ? "" : "\n" + v.stderr_line) : v.stderr_line;
+    watchdog.arm(config.deadline_ms + std::min(config.deadline_ms / 4, 1000), log.file_path(), line, err, v.exit_code);
   };
 
   if (!config_error.empty()) return finish(verdict_for_error(rec.container, config_error, on_error));

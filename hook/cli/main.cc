@@ -16,7 +16,7 @@ bool is_hook_stage(std::string_view a) { return a == "prestart" || a == "createR
 // Hook mode runs on every container start, always with one argv shape: `[--host-root DIR]
 // [--config FILE] prestart|createRuntime` (each option at most once, "--opt VALUE" or
 // "--opt=VALUE"). That shape is read here without building the CLI11 app (0.27 M instructions, ~9%
-// of a start: docs/BENCHMARKS.md). Anything else (help, a duplicate, an empty or dash-led value,
+// of a start: docs/internals/benchmarks.md). Anything else (help, a duplicate, an empty or dash-led value,
 // another subcommand) goes to CLI11 as before.
 std::optional<int> run_hook_without_cli11(int argc, char** argv) {
   if (argc < 2 || !is_hook_stage(argv[argc - 1])) return std::nullopt;
@@ -87,11 +87,20 @@ int run(int argc, char** argv) {
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
   install->add_option("--hook-path", install_opts.hook_path, "Where gpu-numa-hook is (default /usr/bin/gpu-numa-hook)")->type_name("FILE");
-  install->add_flag("--set-default", install_opts.set_default, "docker, containerd: make gpu-numa the default runtime");
+  // --set-as-default: nvidia-ctk's spelling, as operators type it from habit.
+  install->add_flag("--set-default,--set-as-default", install_opts.set_default,
+                    "docker, containerd, crio-runtime: make gpu-numa the default runtime");
   install->add_flag("--dry-run", install_opts.dry_run, "Print the diff; write nothing");
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+
+  bool config_json = false;
+  auto* config = app.add_subcommand("config", "Validate gpu-numa-hook's own configuration");
+  config->require_subcommand(1, 1);
+  auto* config_check = config->add_subcommand(
+      "check", "Print each problem the hook ignores in its config (exit 0 valid, 1 problems, 2 unusable)");
+  config_check->add_flag("--json", config_json, "One JSON object");
 
   try {
     app.parse(argc, argv);
@@ -106,6 +115,7 @@ int run(int argc, char** argv) {
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);
   if (*install) return gnh::run_install(opts, install_opts);
+  if (*config_check) return gnh::run_config_check(opts, config_json);
   return gnh::as_int(gnh::ExitCode::error);
 }
 

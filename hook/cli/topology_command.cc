@@ -1,10 +1,11 @@
 // `topology`: the GPUs the driver reports and their NUMA nodes. `topology --refresh`: the NVML
-// cache for MIG (docs/MIG.md), from gpu-numa-nvml-probe.
+// cache for MIG (docs/platforms/mig.md), from gpu-numa-nvml-probe.
 #include <cstdio>
 
 #include "base/error.h"
 #include "base/exit_code.h"
 #include "cli/commands.h"
+#include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
 #include "host/cuda_requirement_reader.h"
@@ -19,6 +20,7 @@ int run_topology(const GlobalOptions& opts, bool json) {
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    warn_config_problems("gpu-numa-hook: topology: ", config);
     Inventory inv = read_inventory(fs, config.overrides);
     // GPUs in MIG mode: their instances and nodes from the NVML cache, as check and wait see them.
     std::string nvml_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);

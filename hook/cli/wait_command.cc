@@ -11,6 +11,7 @@
 #include "base/exit_code.h"
 #include "check/readiness.h"
 #include "cli/commands.h"
+#include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/cgroup_locator.h"
 #include "host/config_loader.h"
@@ -27,7 +28,7 @@ constexpr auto kProgressInterval = std::chrono::seconds(5);
 
 Readiness poll(const HostFs& fs, const Config& config, std::string* nvml_problem) {
   Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::fail);
-  // GPUs in MIG mode: their instances' nodes, from the NVML cache (docs/MIG.md).
+  // GPUs in MIG mode: their instances' nodes, from the NVML cache (docs/platforms/mig.md).
   *nvml_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
   // Located on every poll: early in boot the cgroup mounts may still be appearing.
   CpusetLocation loc = locate_cpuset_hierarchy(fs);
@@ -43,6 +44,7 @@ int run_wait(const GlobalOptions& opts, double timeout_seconds) {
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    warn_config_problems("gpu-numa-hook: wait: ", config);
     auto start = Clock::now();
     auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
     auto next_progress = start;

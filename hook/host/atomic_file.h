@@ -9,7 +9,7 @@ namespace gnh {
 // Whether the new content must be on disk before it replaces the old: `flushed` for files that
 // outlive a reboot (configuration, metrics); `replaced` where only readers matter, because the
 // file does not outlive the boot (a container bundle): rename alone keeps readers from ever seeing
-// half a file, and an fsync there cost a container start ~7 ms on ext4 (docs/BENCHMARKS.md).
+// half a file, and an fsync there cost a container start ~7 ms on ext4 (docs/internals/benchmarks.md).
 enum class Durability { flushed, replaced };
 
 // Writes a temp file in the same directory, fsyncs it (Durability::flushed), sets `mode` and

@@ -18,7 +18,7 @@ CpusetSnapshot snapshot_cpusets(const CpusetTree& tree);
 // snapshot: `check`'s walk. Each directory is opened once and its files and subdirectories are
 // opened relative to it (HostFs's BeneathDir: the same beneath / no-symlink / no-mount-crossing
 // rules); one path string grows and shrinks with the walk; memory is the findings plus one sorted
-// name list per level, not a record per cgroup (100,000 cgroups: docs/BENCHMARKS.md).
+// name list per level, not a record per cgroup (100,000 cgroups: docs/internals/benchmarks.md).
 CheckFindings find_problems_walking(const CpusetTree& tree, const HostNodes& nodes);
 
 }  // namespace gnh

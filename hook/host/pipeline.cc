@@ -56,7 +56,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   // Every GPU's information file maps the request; only the container's GPUs are read further.
   Inventory inv = read_gpu_identities(fs);
   GpuRequest req = resolve_gpu_request(spec, inv);
-  // The NVML cache, read at most once and only for MIG (docs/MIG.md): MIG references to resolve,
+  // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
   std::optional<NvmlCacheLoad>& nvml = nvml_once.load;
   auto nvml_cache = [&]() -> const NvmlCache* {

@@ -62,7 +62,7 @@ namespace generated {
 }  // namespace generated
 
 // The allow-list (sandbox_rules.cc), compiled to BPF at build time: building it with libseccomp at
-// every start cost about 0.3 ms of each container start (docs/BENCHMARKS.md). An AddressSanitizer
+// every start cost about 0.3 ms of each container start (docs/internals/benchmarks.md). An AddressSanitizer
 // test build gets the program with LeakSanitizer's extra rules.
 #ifdef GNH_ASAN_BUILD
 constexpr const auto& kFilter = generated::kSandboxFilterLeakSanitizer;

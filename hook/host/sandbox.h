@@ -1,7 +1,7 @@
 // Hook mode runs as root on every container start and parses text a container's creator controls
 // (config.json, the state, /proc/<pid>/cgroup). Once start-up is done (config read, log open, the
 // chained hook run) it gives up what the rest of the run does not need: no new privileges, every
-// capability but two, and a seccomp allow-list. docs/SANDBOX.md says what is kept and why.
+// capability but two, and a seccomp allow-list. docs/internals/sandbox.md says what is kept and why.
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // build time (sandbox_filter_gen.cc writes the generated sandbox_filter.inc that sandbox.cc
 // installs with seccomp(2)); the sandbox test builds it again with libseccomp at test time and
 // proves the installed program identical, byte for byte. libseccomp is therefore a build-time
-// dependency only: the hook binary does not link it (docs/SANDBOX.md, docs/BENCHMARKS.md).
+// dependency only: the hook binary does not link it (docs/internals/sandbox.md, docs/internals/benchmarks.md).
 #pragma once
 
 #include <seccomp.h>

@@ -14,12 +14,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
 
 #include "host/cpuset_tree.h"
+#include "host/event_log.h"
 #include "host/host_fs.h"
 #include "host/patcher.h"
 #include "host/sandbox.h"
@@ -153,6 +155,46 @@ TEST_CASE("inside the sandbox: files, directories, locks, pidfds and syslog's so
   CHECK(out == "");
   std::string cmd = "rm -rf " + dir;
   CHECK(std::system(cmd.c_str()) == 0);
+}
+
+// The log's fallback starts inside the sandbox when the disk fills after the hook entered it: the
+// stderr line and syslog(3) (an AF_UNIX datagram socket to /dev/log) must both be allowed there.
+TEST_CASE("inside the sandbox: a log file that fails at a write falls back to stderr and syslog") {
+  char dir_t[] = "/tmp/gnh-sandbox-log-XXXXXX";
+  REQUIRE(::mkdtemp(dir_t));
+  const std::string dir = dir_t;
+  REQUIRE(::symlink("/dev/full", (dir + "/log").c_str()) == 0);
+  const std::string err_file = dir + "/stderr";
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ::dup2(fd, 2) != 2) ::_exit(3);
+    LogConfig cfg;
+    cfg.file = "/log";
+    cfg.syslog = true;
+    EventLog log(cfg, HostFs(dir));  // opened before the sandbox, as in the hook
+    if (!enter_hook_sandbox().empty()) ::_exit(4);
+    LogRecord r;
+    r.container = "c1";
+    r.stage = "prestart";
+    r.msg = "inside";
+    log.write(r);
+    ::_exit(log.fell_back() ? 0 : 5);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string err = text.str();
+  CHECK(err.find("]: cannot write the log file " + dir + "/log (Failed flush to file " + dir +
+                 "/log: No space left on device): this and later records go to stderr and syslog\n") != std::string::npos);
+  CHECK(err.find(" container=c1 stage=prestart action=allow ") != std::string::npos);
+  CHECK(err.find("msg=\"inside\"\n") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 // The real kernel's cgroup v1 cpuset, this machine's: a stale-looking chain (empty mems, which a

@@ -52,7 +52,7 @@ typedef struct nvmlPciInfo_st {
   X(nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int* id), (device, id))               \
   X(nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int* id), (device, id))
 
-/* Asked for NVIDIA_REQUIRE_* (docs/CUDA_REQUIREMENTS.md), each optional: a library without one
+/* Asked for NVIDIA_REQUIRE_* (docs/reference/cuda-requirements.md), each optional: a library without one
  * leaves its field out of the cache. nvmlBrandType_t is an enum (int-sized); the CUDA version is
  * 1000 * major + 10 * minor (13000 for 13.0). */
 #define GNH_NVML_OPTIONAL_FUNCTIONS(X)                                                              \

@@ -1,6 +1,6 @@
 /* gpu-numa-nvml-probe: asks the host's NVML what the driver's procfs does not say (MIG devices,
  * their UUIDs and indices, each GPU instance's memory node) and prints it as the NVML cache's JSON
- * (hook/core/gpu/nvml_cache.h, docs/MIG.md) on stdout. `gpu-numa-hook topology --refresh` runs it
+ * (hook/core/gpu/nvml_cache.h, docs/platforms/mig.md) on stdout. `gpu-numa-hook topology --refresh` runs it
  * and writes the cache; the hook itself never loads NVML (it is a static PIE under seccomp, and a
  * container start must not wait for NVML's initialization).
  *
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
     else if (strcmp(argv[i], "--boot-id-file") == 0 && i + 1 < argc) boot_id_file = argv[++i];
     else if (strcmp(argv[i], "--help") == 0) {
       puts("usage: gpu-numa-nvml-probe [--nvml /abs/path/libnvidia-ml.so.1] [--boot-id-file FILE]\n"
-           "Prints the NVML cache (GPUs, MIG devices, memory nodes) as JSON; see docs/MIG.md.");
+           "Prints the NVML cache (GPUs, MIG devices, memory nodes) as JSON; see docs/platforms/mig.md.");
       return 0;
     } else die("unknown argument '%.100s' (try --help)", argv[i]);
   }

@@ -26,7 +26,7 @@ rm -rf "$D"; cp -a .device "$D"
   echo "== pid 1"; cat /proc/1/comm; ps -e -o pid,comm 2>/dev/null | head -20
   echo "== mountinfo"; cat /proc/self/mountinfo
 } >"$OUT/host-info.txt" 2>&1
-# Issue 20: the NVML probe against the host's real NVML (docs/MIG.md), beside nvidia-smi's view.
+# Issue 20: the NVML probe against the host's real NVML (docs/platforms/mig.md), beside nvidia-smi's view.
 if [ -x "$D/gpu-numa-nvml-probe" ]; then
   {
     echo "== gpu-numa-nvml-probe (default search)"; "$D/gpu-numa-nvml-probe"; echo "exit $?"

@@ -248,7 +248,7 @@ cpuset_mount() {
 CPUSET_MNT=$(cpuset_mount)
 [ -z "$CPUSET_MNT" ] && CPUSET_MNT=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n1)
 
-# evidence NAME OUTPUT LOG: keep what the user saw and what the log said, for docs/RUNTIMES.md
+# evidence NAME OUTPUT LOG: keep what the user saw and what the log said, for docs/runtimes.md
 evidence() {
     { printf '== %s\n-- runtime exit status %s, output (last 3 lines):\n%s\n-- hook log:\n%s\n\n' "$1" "$RC" "$(echo "$2" | tail -n 3)" "$3"; } >>"$TMP/evidence.txt"
 }
@@ -803,7 +803,7 @@ if [ "$have_podman" = 1 ] && [ "$have_crun" = 1 ]; then run_podman_cases
 elif [ "$have_podman" = 1 ]; then skip "podman cases" "crun (podman's runtime here) is not installed"
 else skip "podman cases" "podman is not installed"; fi
 
-# GNH_RT_EVIDENCE=FILE: what the user saw and what the log said for each refused start (docs/RUNTIMES.md)
+# GNH_RT_EVIDENCE=FILE: what the user saw and what the log said for each refused start (docs/runtimes.md)
 [ -n "${GNH_RT_EVIDENCE:-}" ] && cp "$TMP/evidence.txt" "$GNH_RT_EVIDENCE"
 
 finish

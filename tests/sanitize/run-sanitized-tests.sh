@@ -13,7 +13,7 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGNH_SANITIZE=ON -DGNH_BU
 nice -n 10 cmake --build "$build" -j"$jobs" --target unit_tests host_unit_tests fixture_tests gpu-numa-hook
 
 # halt_on_error: the first report fails the run. The hook binary confines itself with seccomp
-# (docs/SANDBOX.md); in this build its filter also lets LeakSanitizer's end-of-run scan work.
+# (docs/internals/sandbox.md); in this build its filter also lets LeakSanitizer's end-of-run scan work.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 cd "$build"

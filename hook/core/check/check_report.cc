@@ -1,6 +1,7 @@
 #include "check/check_report.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace gnh {
@@ -38,32 +39,47 @@ std::string cgroup_table(const std::vector<Row>& rows, const std::string& last_h
   return out;
 }
 
-std::string stale_table(const CheckResult& r, const CheckFindings& f) {
-  std::vector<Row> rows;
+// Each cgroup once, whatever it was found for: stale (the fix widens it), lacking a GPU memory
+// node, or both. Sorted by path, which keeps parents before children.
+std::string cgroup_rows(const CheckResult& r, const CheckFindings& f) {
+  std::map<std::string, Row> rows;
   for (const auto& s : f.stale)
-    rows.push_back({s.path, s.mems.to_display(), s.missing.to_string(), tasks_text(r.tasks_of(s.path)), ""});
-  return cgroup_table(rows, "");
-}
-
-std::string gpu_table(const CheckResult& r, const CheckFindings& f) {
-  std::vector<Row> rows;
-  for (const auto& g : f.missing_gpu_node)
-    rows.push_back({g.path, g.mems.to_display(), g.missing.to_string(), tasks_text(r.tasks_of(g.path)),
-                    g.stale ? "yes" : "no (narrowed on purpose?)"});
-  return cgroup_table(rows, "STALE");
+    rows[s.path] = {s.path, s.mems.to_display(), s.missing.to_string(), tasks_text(r.tasks_of(s.path)), "yes"};
+  for (const auto& g : f.missing_gpu_node) {
+    auto [it, fresh] = rows.try_emplace(g.path, Row{g.path, g.mems.to_display(), g.missing.to_string(),
+                                                    tasks_text(r.tasks_of(g.path)), "no (narrowed on purpose?)"});
+    if (!fresh) {  // stale too: what it lacks from its parent and the GPU nodes, together
+      const StaleCgroup* s = nullptr;
+      for (const auto& x : f.stale)
+        if (x.path == g.path) s = &x;
+      if (s) it->second.missing = (s->missing | g.missing).to_string();
+    }
+  }
+  std::vector<Row> list;
+  for (auto& [path, row] : rows) list.push_back(std::move(row));
+  return cgroup_table(list, "STALE");
 }
 
 std::string problems_text(const CheckResult& r, const CheckFindings& f) {
   std::string s;
   s += "stale cgroups (lacking nodes their parent has): " + std::to_string(f.stale.size()) + "\n";
-  if (!f.stale.empty()) s += stale_table(r, f);
   s += "cgroups lacking a GPU memory node (" + f.gpu_online.to_display() + "): " +
        std::to_string(f.missing_gpu_node.size()) + "\n";
-  if (!f.missing_gpu_node.empty()) s += gpu_table(r, f);
+  if (!f.stale.empty() || !f.missing_gpu_node.empty()) s += cgroup_rows(r, f);
   s += "GPU memory nodes not online: " + std::to_string(f.gpu_offline.size()) + "\n";
   for (const auto& g : f.gpu_offline)
     s += "  node " + (g.node >= 0 ? std::to_string(g.node) : std::string("?")) + "  " + g.gpu + " (" + g.bus_id + ")  " + g.why + "\n";
   s += "online nodes missing from the root cpuset: " + f.root_missing.to_display() + "\n";
+  return s;
+}
+
+std::string config_text(const CheckResult& r) {
+  if (r.config_file.empty()) return "config: none (built-in defaults)\n";
+  if (r.config_problems.empty()) return "config " + r.config_file + ": valid\n";
+  std::string s = "config " + r.config_file + ": " + std::to_string(r.config_problems.size()) +
+                  " problems, the hook ignores these keys (their defaults apply):\n";
+  for (const auto& p : r.config_problems)
+    s += "  " + (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.key + ": " + p.what + "\n";
   return s;
 }
 
@@ -105,12 +121,28 @@ json findings_json(const CheckResult& r, const CheckFindings& f) {
 
 }  // namespace
 
+NodeSet onlining_nodes(const CheckFindings& f) {
+  NodeSet n;
+  for (const auto& g : f.gpu_offline)
+    if ((g.state == GpuMemoryState::offline || g.state == GpuMemoryState::not_in_kernel) && g.node >= 0) n.add(g.node);
+  return n;
+}
+
+NextStep next_step(const CheckResult& r) {
+  const CheckFindings& f = r.left();
+  for (const auto& g : f.gpu_offline)
+    if (g.state == GpuMemoryState::offline || g.state == GpuMemoryState::not_in_kernel) return NextStep::wait;
+  if (!r.fix && !f.stale.empty()) return NextStep::fix;
+  return NextStep::none;
+}
+
 std::string check_text(const CheckResult& r) {
   const CheckFindings& f = r.found;
   std::string s = "cpuset hierarchy: " + std::string(to_string(f.version)) + " at " + f.mount_point + ", " +
                   std::to_string(f.cgroups) + " cgroups\n";
   s += "host memory nodes: " + f.host_memory.to_display() + "   root cpuset.mems: " + f.root_mems.to_display() +
        "   GPU memory nodes online: " + f.gpu_online.to_display() + "\n";
+  s += config_text(r);
   s += problems_text(r, f);
   if (r.fix) {
     s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
@@ -134,13 +166,18 @@ std::string check_text(const CheckResult& r) {
     s += "after the fix:\n";
     s += problems_text(r, *r.after);
   }
-  size_t left = r.left().problems();
-  if (r.exit_code() == 0)
-    s += r.fix ? "result: fixed\n" : "result: clean\n";
-  else
-    s += "result: " + std::to_string(left) + " problems" +
-         (r.fix || r.left().stale.empty() ? "\n" : "; 'gpu-numa-hook check --fix' widens the stale cgroups\n");
-  return s;
+  if (r.exit_code() == 0) return s + (r.fix ? "result: fixed\n" : "result: clean\n");
+  s += "result: " + std::to_string(r.problems()) + " problems";
+  const NextStep step = next_step(r);
+  if (step == NextStep::wait) {
+    s += "; GPU memory still coming online (node " + onlining_nodes(r.left()).to_display() +
+         "): 'gpu-numa-hook wait' returns once it is usable";
+    if (!r.left().stale.empty()) s += ", then 'gpu-numa-hook check --fix' widens the stale cgroups";
+  } else if (step == NextStep::fix) {
+    s += "; 'gpu-numa-hook check --fix' widens the stale cgroups";
+  }
+  if (!r.config_problems.empty()) s += "; fix the config (gpu-numa-hook config check)";
+  return s + "\n";
 }
 
 std::string check_json(const CheckResult& r) {
@@ -158,6 +195,14 @@ std::string check_json(const CheckResult& r) {
     j["fix"] = nullptr;
   }
   j["after_fix"] = r.after ? findings_json(r, *r.after) : json(nullptr);
+  json problems = json::array();
+  for (const auto& p : r.config_problems)
+    problems.push_back({{"line", p.line > 0 ? json(p.line) : json(nullptr)}, {"key", p.key}, {"message", p.what}});
+  j["config"] = {{"file", r.config_file.empty() ? json(nullptr) : json(r.config_file)},
+                 {"valid", r.config_problems.empty()},
+                 {"problems", problems}};
+  const NextStep step = next_step(r);
+  j["next_step"] = step == NextStep::wait ? json("wait") : step == NextStep::fix ? json("fix") : json(nullptr);
   j["exit_code"] = r.exit_code();
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }

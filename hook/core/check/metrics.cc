@@ -2,12 +2,16 @@
 
 namespace gnh {
 
-std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds) {
+std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool config_unusable) {
   std::vector<Metric> m;
   m.push_back({"gpu_numa_hook_check_success", "1 when the last check ran to the end, 0 when it failed", "gauge",
                r ? 1.0 : 0.0});
   m.push_back({"gpu_numa_hook_check_last_run_timestamp_seconds", "Unix time of the last check", "gauge", now_seconds});
-  if (!r) return m;
+  const char* config_help = "1 when the hook's config has no problem it ignores, else 0 (see config check)";
+  if (!r) {
+    if (config_unusable) m.push_back({"gpu_numa_hook_config_valid", config_help, "gauge", 0.0});
+    return m;
+  }
   const CheckFindings& left = r->left();
   auto n = [](size_t v) { return static_cast<double>(v); };
   m.push_back({"gpu_numa_hook_cgroups_checked", "Cgroups walked in the cpuset hierarchy, root included", "gauge",
@@ -24,6 +28,7 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds) {
                n(r->fix ? r->fix->fixed() : 0)});
   m.push_back({"gpu_numa_hook_check_fix_failures", "Cgroups the last check failed to widen", "gauge",
                n(r->fix ? r->fix->failed() : 0)});
+  m.push_back({"gpu_numa_hook_config_valid", config_help, "gauge", r->config_problems.empty() ? 1.0 : 0.0});
   return m;
 }
 

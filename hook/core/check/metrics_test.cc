@@ -46,3 +46,17 @@ TEST_CASE("a failed check exports only success=0 and the timestamp") {
   CHECK(value(m, "gpu_numa_hook_check_success") == 0);
   CHECK(value(m, "gpu_numa_hook_check_last_run_timestamp_seconds") == 5);
 }
+
+TEST_CASE("gpu_numa_hook_config_valid: 1 without problems, 0 with one, 0 when the config is unusable") {
+  CheckResult r;
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_config_valid") == 1);
+  CHECK(r.exit_code() == 0);
+  r.config_file = "/etc/gpu-numa-hook/config.toml";
+  r.config_problems.push_back({r.config_file, 3, "policy.bogus", "unknown key, ignored"});
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_config_valid") == 0);
+  CHECK(r.exit_code() == 1);  // the hook is not doing what the file says: a problem
+  auto failed = check_metrics(nullptr, 5, true);
+  REQUIRE(failed.size() == 3);
+  CHECK(value(failed, "gpu_numa_hook_config_valid") == 0);
+  CHECK(value(failed, "gpu_numa_hook_check_success") == 0);
+}

@@ -9,7 +9,7 @@ long CheckResult::tasks_of(const std::string& path) const {
 
 int CheckResult::exit_code() const {
   if (fix && (!fix->error.empty() || fix->failed() > 0)) return 1;
-  return left().problems() == 0 ? 0 : 1;
+  return problems() == 0 ? 0 : 1;
 }
 
 }  // namespace gnh

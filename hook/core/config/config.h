@@ -1,6 +1,9 @@
 // The configuration file (/etc/gpu-numa-hook/config.toml). Every key, its default and allowed
-// values are documented in config/config.toml. Unknown keys and bad values are errors that name the
-// file, the key and what is allowed: a typo must not silently fall back to a default.
+// values are documented in config/config.toml. As long-lived config readers do, a typo never
+// discards the file: an unknown key is ignored and a bad value leaves that one key at its default,
+// each recorded as a ConfigProblem (naming the file, line, key and what is allowed) that the hook's
+// log, `check` and `config check` report; every valid key is honoured. Only text that is not TOML
+// at all (nothing in it can be trusted, on-error included) fails the whole file.
 #pragma once
 
 #include <optional>
@@ -14,6 +17,7 @@
 namespace gnh {
 
 enum class LogFormat { text, json };
+const char* to_string(LogFormat f);
 
 struct LogConfig {
   std::string file = "/var/log/gpu-numa-hook.log";  // "" = no file
@@ -29,7 +33,7 @@ struct RuntimeConfig {
   std::string hook = "/usr/bin/gpu-numa-hook";  // the prestart hook added to every bundle
 };
 
-// The NVML cache (docs/MIG.md): where `topology --refresh` writes it and the hook reads it, and the
+// The NVML cache (docs/platforms/mig.md): where `topology --refresh` writes it and the hook reads it, and the
 // probe that refresh runs.
 struct NvmlConfig {
   // "" = the default: no string built on every container start for a file most never read.
@@ -41,6 +45,19 @@ struct NvmlConfig {
   std::string library;
   int probe_timeout_ms = 30000;
 };
+
+// One key the parser ignored or left at its default.
+struct ConfigProblem {
+  std::string file;
+  int line = 0;      // 0: toml++ gave no position
+  std::string key;   // "policy.on-error", "topology.gpu[1]"
+  std::string what;  // "'refsue' is not one of allow, refuse: the default (allow) is used"
+};
+// "config /etc/gpu-numa-hook/config.toml: line 3: policy.bogus: unknown key, ignored (...)"
+std::string describe(const ConfigProblem& p);
+// All of them on one line, the file named once: "config F: line 3: policy.bogus: ...; line 7: ..."
+// ("" when there are none). For the hook's log line.
+std::string describe_all(const std::vector<ConfigProblem>& problems);
 
 struct Config {
   Policy policy;
@@ -54,11 +71,13 @@ struct Config {
   RuntimeConfig runtime;
   NvmlConfig nvml;
   std::string source = "built-in defaults";  // where it came from, for logs
+  std::vector<ConfigProblem> problems;        // keys ignored or left at their default, in file order
 };
 
 constexpr const char* kDefaultConfigPath = "/etc/gpu-numa-hook/config.toml";
 
-// Failure with "config <file>: ..." on any problem.
+// Failure "config <file>: line L, column C: ..." when the text is not TOML (or not the ASCII toml++
+// reads safely: config_text_guard.h); every other problem is recorded in Config::problems.
 Config parse_config(std::string_view text, const std::string& file_name);
 
 // The text with every comment-only line emptied (same lines, same line numbers), which toml++

@@ -72,18 +72,81 @@ affinity-node = 1
   CHECK(c.overrides[1].uuid == "GPU-abc");
 }
 
-TEST_CASE("errors name the file, the key and what is allowed") {
-  CHECK(error_of("[policy]\nmissing-node = \"fix\"\n") ==
-        "config /etc/gpu-numa-hook/config.toml: policy.missing-node: 'fix' is not one of patch, refuse, warn");
-  CHECK(error_of("[policy]\nmisssing-node = \"patch\"\n").find("policy.misssing-node: unknown key (allowed here:") !=
-        std::string::npos);
-  CHECK(error_of("[loging]\n").find("loging: unknown key") != std::string::npos);
-  CHECK(error_of("[policy]\ndeadline-ms = \"5\"\n").find("must be an integer") != std::string::npos);
-  CHECK(error_of("[policy]\ndeadline-ms = 1\n").find("out of range") != std::string::npos);
-  CHECK(error_of("[log]\nfile = \"relative.log\"\n").find("absolute") != std::string::npos);
-  CHECK(error_of("[[topology.gpu]]\nmemory-node = 1\n").find("exactly one of minor, uuid, bus-id") != std::string::npos);
-  CHECK(error_of("[[topology.gpu]]\nminor = 0\n").find("neither memory-node nor affinity-node") != std::string::npos);
-  CHECK(error_of("[policy\n").find("line 1") != std::string::npos);
+// Every problem of a parse, as `config check` prints them.
+static std::vector<std::string> problems_of(const std::string& toml) {
+  std::vector<std::string> out;
+  for (const auto& p : parse_config(toml, "/etc/gpu-numa-hook/config.toml").problems) out.push_back(describe(p));
+  return out;
+}
+using Lines = std::vector<std::string>;
+const std::string kF = "config /etc/gpu-numa-hook/config.toml: ";
+
+TEST_CASE("not TOML at all: the whole file fails, with its line and column") {
+  CHECK(error_of("[policy\n").find("config /etc/gpu-numa-hook/config.toml: line 1, column 8") == 0);
+  CHECK(error_of("{\"runtimes\": {}}\n").find("line 1") != std::string::npos);
+}
+
+TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid key honoured") {
+  Config c = parse_config("[policy]\non-error = \"refuse\"\nbogus = 1\nmissing-node = \"warn\"\n", "f.toml");
+  CHECK(c.policy.on_error == OnErrorPolicy::refuse);
+  CHECK(c.policy.missing_node == MissingNodePolicy::warn);
+  REQUIRE(c.problems.size() == 1);
+  CHECK(c.problems[0].file == "f.toml");
+  CHECK(c.problems[0].line == 3);
+  CHECK(c.problems[0].key == "policy.bogus");
+  CHECK(describe(c.problems[0]) ==
+        "config f.toml: line 3: policy.bogus: unknown key, ignored (allowed here: missing-node, gpu-affinity, "
+        "explicit-mems, on-error, deadline-ms, cuda-requirement)");
+  CHECK(problems_of("[loging]\nfile = \"\"\n[lock]\npath = \"/run/l\"\n") ==
+        Lines{kF + "line 1: loging: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
+                   "runtime, nvml)"});
+  CHECK(parse_config("[loging]\n[lock]\npath = \"/run/l\"\n", "f").lock_path == "/run/l");
+  CHECK(problems_of("[nvml]\nlib = \"/x\"\n") ==
+        Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, timeout-ms)"});
+}
+
+TEST_CASE("a bad value leaves that one key at its default, named with line, key and what is allowed") {
+  Config c = parse_config("[policy]\non-error = \"refsue\"\nmissing-node = \"refuse\"\n", "f");
+  CHECK(c.policy.on_error == OnErrorPolicy::allow);
+  CHECK(c.policy.missing_node == MissingNodePolicy::refuse);
+  CHECK(problems_of("[policy]\nmissing-node = \"fix\"\n") ==
+        Lines{kF + "line 2: policy.missing-node: 'fix' is not one of patch, refuse, warn: the default (patch) is used"});
+  CHECK(problems_of("[policy]\nmissing-node = \"refuse\"\ndeadline-ms = \"5\"\n") ==
+        Lines{kF + "line 3: policy.deadline-ms: must be an integer: the default is used"});
+  Config d = parse_config("[policy]\ndeadline-ms = 1\n[chain]\ntimeout-ms = 200\n", "f");
+  CHECK(d.deadline_ms == 5000);
+  CHECK(d.chain_timeout_ms == 200);
+  CHECK(problems_of("[policy]\ndeadline-ms = 1\n") ==
+        Lines{kF + "line 2: policy.deadline-ms: 1 is out of range 100-600000: the default is used"});
+  CHECK(problems_of("[log]\nfile = \"relative.log\"\nlevel = \"loud\"\nformat = \"xml\"\nsyslog = \"yes\"\n") ==
+        Lines{kF + "line 2: log.file: 'relative.log' must be an absolute path or \"\": the default is used",
+              kF + "line 3: log.level: 'loud' is not one of trace, debug, info, warn, error, off: the default (info) is used",
+              kF + "line 4: log.format: 'xml' is not one of text, json: the default (text) is used",
+              kF + "line 5: log.syslog: must be true or false: the default is used"});
+  Config l = parse_config("[log]\nfile = \"relative.log\"\nlevel = \"debug\"\n", "f");
+  CHECK(l.log.file == "/var/log/gpu-numa-hook.log");
+  CHECK(l.log.level == "debug");
+  CHECK(problems_of("policy = 3\n") == Lines{kF + "line 1: policy: must be a table ([policy]), ignored"});
+  CHECK(problems_of("[check]\nfix = 1\n") == Lines{kF + "line 2: check.fix: must be true or false: the default is used"});
+}
+
+TEST_CASE("[[topology.gpu]]: an entry with a problem is left out whole, the others kept") {
+  Config c = parse_config("[[topology.gpu]]\nmemory-node = 1\n[[topology.gpu]]\nminor = 0\n"
+                          "[[topology.gpu]]\nminor = 999\nmemory-node = 1\n[[topology.gpu]]\nminor = 2\nmemory-node = 3\nnote = \"x\"\n",
+                          "/etc/gpu-numa-hook/config.toml");
+  REQUIRE(c.overrides.size() == 1);
+  CHECK(*c.overrides[0].minor == 2u);
+  CHECK(*c.overrides[0].memory_node == 3);
+  Lines got;
+  for (const auto& p : c.problems) got.push_back(describe(p));
+  CHECK(got == Lines{kF + "line 1: topology.gpu[0]: needs exactly one of minor, uuid, bus-id: this [[topology.gpu]] entry is ignored",
+                     kF + "line 3: topology.gpu[1]: sets neither memory-node nor affinity-node: this [[topology.gpu]] entry is ignored",
+                     kF + "line 6: topology.gpu[2].minor: 999 is out of range 0-254: this [[topology.gpu]] entry is ignored",
+                     kF + "line 11: topology.gpu[3].note: unknown key, ignored (allowed here: minor, uuid, bus-id, memory-node, affinity-node)"});
+}
+
+TEST_CASE("no problems: an empty list, nothing recorded") {
+  CHECK(parse_config("[policy]\non-error = \"refuse\"\n", "f").problems.empty());
 }
 
 TEST_CASE("the shipped config/config.toml parses and documents exactly the defaults") {
@@ -111,23 +174,32 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.runtime.next == defaults.runtime.next);
   CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
+  CHECK(shipped.problems.empty());
 }
 
 TEST_CASE("[policy] cuda-requirement: refuse by default, warn, off, bad values named") {
   CHECK(Config{}.policy.cuda_requirement == CudaRequirementPolicy::refuse);
   CHECK(parse_config("[policy]\ncuda-requirement = \"warn\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::warn);
   CHECK(parse_config("[policy]\ncuda-requirement = \"off\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::off);
-  CHECK_THROWS_WITH_AS(parse_config("[policy]\ncuda-requirement = \"maybe\"\n", "t.toml"),
-                       doctest::Contains("policy.cuda-requirement"), Error);
+  Config bad = parse_config("[policy]\ncuda-requirement = \"maybe\"\n", "t.toml");
+  CHECK(bad.policy.cuda_requirement == CudaRequirementPolicy::refuse);  // a bad value keeps the default
+  REQUIRE(bad.problems.size() == 1);
+  CHECK(describe(bad.problems[0]).find("policy.cuda-requirement: 'maybe' is not one of refuse, warn, off") !=
+        std::string::npos);
 }
 
 TEST_CASE("[runtime] next and hook: names or absolute paths, bad values named") {
   Config c = parse_config("[runtime]\nnext = [\"/usr/bin/nvidia-container-runtime\", \"runc\"]\nhook = \"/opt/h\"\n", "t.toml");
   CHECK(c.runtime.next == std::vector<std::string>{"/usr/bin/nvidia-container-runtime", "runc"});
   CHECK(c.runtime.hook == "/opt/h");
-  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nnext = []\n", "t.toml"), doctest::Contains("runtime.next"), Error);
-  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nnext = [\"bin/runc\"]\n", "t.toml"), doctest::Contains("runtime.next"), Error);
-  CHECK_THROWS_WITH_AS(parse_config("[runtime]\nhook = \"gpu-numa-hook\"\n", "t.toml"), doctest::Contains("runtime.hook"), Error);
+  CHECK(problems_of("[runtime]\nnext = []\n") ==
+        Lines{kF + "line 2: runtime.next: must be a non-empty array of runtime names or absolute paths: the default (runc, crun) is used"});
+  Config rel = parse_config("[runtime]\nnext = [\"runc\", \"bin/runc\"]\n", "t.toml");
+  CHECK(rel.runtime.next == std::vector<std::string>{"runc", "crun"});
+  CHECK(describe(rel.problems.at(0)) ==
+        "config t.toml: line 2: runtime.next: 'bin/runc' must be a plain name or an absolute path: the default (runc, crun) is used");
+  CHECK(problems_of("[runtime]\nhook = \"gpu-numa-hook\"\n") ==
+        Lines{kF + "line 2: runtime.hook: 'gpu-numa-hook' must be an absolute path: the default is used"});
 }
 
 TEST_CASE("comment-only lines are blanked before toml++, keeping line numbers") {
@@ -139,6 +211,8 @@ TEST_CASE("comment-only lines are blanked before toml++, keeping line numbers") 
   // an error after a blanked comment still names its own line
   CHECK_THROWS_WITH_AS(gnh::parse_config("# one\n# two\n[policy]\nmissing-node = maybe\n", "c.toml"),
                        doctest::Contains("line 4"), gnh::Failure);
+  CHECK(describe(gnh::parse_config("# one\n# two\n[policy]\nmissing-node = \"maybe\"\n", "c.toml").problems.at(0))
+            .find("config c.toml: line 4: policy.missing-node") == 0);
   // the shipped config reads the same either way
   std::ifstream file(std::string(GNH_SOURCE_DIR) + "/config/config.toml");
   std::stringstream shipped;
@@ -155,13 +229,20 @@ TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
   CHECK(c.nvml.cache_path() == "/var/run/x.json");
   CHECK(c.nvml.probe == "/opt/p");
   CHECK(c.nvml.probe_timeout_ms == 500);
-  CHECK(error_of("[nvml]\ncache = \"x.json\"\n") ==
-        "config /etc/gpu-numa-hook/config.toml: nvml.cache: 'x.json' must be an absolute path");
-  CHECK(error_of("[nvml]\nprobe = \"bin/p\"\n") ==
-        "config /etc/gpu-numa-hook/config.toml: nvml.probe: 'bin/p' must be an absolute path or \"\"");
+  CHECK(problems_of("[nvml]\ncache = \"x.json\"\n") ==
+        Lines{kF + "line 2: nvml.cache: 'x.json' must be an absolute path: the default is used"});
+  CHECK(problems_of("[nvml]\nprobe = \"bin/p\"\n") ==
+        Lines{kF + "line 2: nvml.probe: 'bin/p' must be an absolute path or \"\": the default is used"});
   CHECK(parse_config("[nvml]\nlibrary = \"/usr/local/nvidia/lib64/libnvidia-ml.so.1\"\n", "x").nvml.library ==
         "/usr/local/nvidia/lib64/libnvidia-ml.so.1");
-  CHECK(error_of("[nvml]\nlibrary = \"libnvidia-ml.so.1\"\n") ==
-        "config /etc/gpu-numa-hook/config.toml: nvml.library: 'libnvidia-ml.so.1' must be an absolute path or \"\"");
-  CHECK(error_of("[nvml]\nlib = \"/x\"\n").find("nvml.lib: unknown key") != std::string::npos);
+  CHECK(problems_of("[nvml]\nlibrary = \"libnvidia-ml.so.1\"\n") ==
+        Lines{kF + "line 2: nvml.library: 'libnvidia-ml.so.1' must be an absolute path or \"\": the default is used"});
+}
+
+TEST_CASE("describe_all: every problem on one line, the file named once") {
+  CHECK(describe_all({}) == "");
+  Config c = parse_config("bogus = 1\n[policy]\non-error = \"no\"\n", "f.toml");
+  CHECK(describe_all(c.problems) ==
+        "config f.toml: line 1: bogus: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
+        "runtime, nvml); line 3: policy.on-error: 'no' is not one of allow, refuse: the default (allow) is used");
 }

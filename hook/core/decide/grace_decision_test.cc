@@ -1,5 +1,5 @@
 // Grace (GH200/GB200) without persistence mode: numa_status "offline" means the GPU is not
-// initialized yet and the driver adds its memory at the first client (docs/GRACE.md). The
+// initialized yet and the driver adds its memory at the first client (docs/platforms/grace.md). The
 // classifier's new states and what the decision makes of them on v1 and v2.
 #include <doctest/doctest.h>
 

@@ -44,7 +44,8 @@ struct Gpu {
   bool memory_online() const { return memory_status && *memory_status == "online"; }
 };
 
-// All GPUs the driver shows, in PCI bus id order (the order NVML enumerates indices in, see README).
+// All GPUs the driver shows, in PCI bus id order (the order NVML enumerates indices in,
+// docs/reference/gpus-and-nodes.md).
 struct Inventory {
   std::vector<Gpu> gpus;
 };

@@ -1,7 +1,7 @@
 // The NVML cache: what NVML knows and the driver's procfs does not (MIG devices, their UUIDs,
 // `<gpu>:<mig>` indices and each instance's memory node), written by `gpu-numa-hook topology
 // --refresh` from the gpu-numa-nvml-probe's output and read by the hook only for a container that
-// needs it (docs/MIG.md). The file is root's, but it is parsed as if hostile: strict types, bounded
+// needs it (docs/platforms/mig.md). The file is root's, but it is parsed as if hostile: strict types, bounded
 // sizes, every field checked. Pure.
 #pragma once
 
@@ -28,7 +28,7 @@ struct CachedGpu {
   std::optional<int> memory_node;    // nvmlDeviceGetNumaNodeId; nullopt = none (-1, NOT_SUPPORTED)
   std::string mig_mode;              // "enabled", "disabled", "unsupported"
   std::vector<CachedMigDevice> mig_devices;
-  // For NVIDIA_REQUIRE_* (docs/CUDA_REQUIREMENTS.md); absent from caches of older probes.
+  // For NVIDIA_REQUIRE_* (docs/reference/cuda-requirements.md); absent from caches of older probes.
   std::optional<std::string> brand;               // nvmlDeviceGetBrand as a requirement's name: "tesla", "nvidia"
   std::optional<std::string> compute_capability;  // nvmlDeviceGetCudaComputeCapability: "9.0"
 };

@@ -3,7 +3,7 @@
 // PCI device ids of detect-self-hosted.h; RM kmemsysNumaAddMemory_GH100 -> add_memory_driver_managed).
 // Without persistence mode the GPU is initialized by its first client, so numa_status says
 // "offline" until then; and the driver onlines the memory only into ZONE_MOVABLE, which needs
-// /sys/devices/system/memory/auto_online_blocks = online_movable. docs/GRACE.md has the source
+// /sys/devices/system/memory/auto_online_blocks = online_movable. docs/platforms/grace.md has the source
 // lines. Pure.
 #pragma once
 

@@ -12,7 +12,7 @@
 
 namespace gnh {
 
-// explain --json: one object (see README for the fields).
+// explain --json: one object (fields in docs/operate.md).
 std::string explain_json(const Evaluation& ev);
 std::string explain_text(const Evaluation& ev);
 
@@ -20,7 +20,7 @@ std::string explain_text(const Evaluation& ev);
 std::string memory_mode_line(const DriverMemoryMode& mode);
 
 // auto_online_blocks: read when a Grace GPU is not initialized yet (driver_reader.h), else "".
-// cuda: the driver's version and the CUDA version it supports (docs/CUDA_REQUIREMENTS.md), or nullptr.
+// cuda: the driver's version and the CUDA version it supports (docs/reference/cuda-requirements.md), or nullptr.
 std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
                           const std::string& auto_online_blocks = "", const HostFacts* cuda = nullptr);
 std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,

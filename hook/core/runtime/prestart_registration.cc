@@ -65,7 +65,7 @@ Registration add_by_whole_document(std::string_view config_json, const oci::Hook
 
 Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours) {
   // Only `hooks` is parsed and rewritten; every other byte is the engine's, untouched. A Docker
-  // config.json is ~9 KB, its hooks object a few hundred bytes (docs/BENCHMARKS.md).
+  // config.json is ~9 KB, its hooks object a few hundred bytes (docs/internals/benchmarks.md).
   std::optional<oci::LocatedMembers> found = oci::locate_members(config_json, {{"hooks"}});
   if (!found) return add_by_whole_document(config_json, ours);
   const std::optional<std::string_view>& at = found->values[0];

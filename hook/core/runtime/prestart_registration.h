@@ -23,7 +23,7 @@ struct Registration {
 Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours);
 
 // The entry the shim adds: `hook_path prestart`, a minimal explicit env and a timeout above the
-// hook's own deadlines (docs/RUNTIMES.md says why 60 s).
+// hook's own deadlines (docs/runtimes.md says why 60 s).
 oci::HookEntry shim_hook_entry(const std::string& hook_path);
 
 }  // namespace gnh
