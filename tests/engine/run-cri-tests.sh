@@ -169,7 +169,7 @@ set_status online
 # 4b. an image requiring a CUDA the driver does not support (driver 535.104.05: CUDA 12.2): refused
 # at StartContainer with our line in the gRPC error
 printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n' >/proc/driver/nvidia/version
-C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cuda "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 \
+C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cudareq "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 \
      --env 'NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471'); RC=$?
 OUT=$(cri start "$C3"); RC2=$?
 rm -f /proc/driver/nvidia/version
