@@ -4,7 +4,7 @@
 
 # Man pages, generated at build time from docs/man/*.scd (Debian package scdoc).
 find_program(SCDOC scdoc)
-set(GNH_MAN_PAGES gpu-numa-hook.1 gpu-numa-runtime.1 gpu-numa-hook.toml.5)
+set(GNH_MAN_PAGES gpu-numa-hook.1 gpu-numa-runtime.1 gpu-numa-hook.toml.5 gpu-numa-nri.1)
 if(SCDOC)
   set(_gnh_man_outputs)
   foreach(page ${GNH_MAN_PAGES})
@@ -27,7 +27,9 @@ install(FILES config/registration/hooks.d/gpu-numa-hook.json DESTINATION share/c
 install(FILES config/systemd/gpu-numa-hook-check.service config/systemd/gpu-numa-hook-check.timer
         config/systemd/gpu-numa-hook-topology.service
         DESTINATION lib/systemd/system)
-# The wait drop-in changes other packages' services: shipped as an example the operator copies.
+install(FILES config/systemd/90-gpu-numa-hook.preset DESTINATION lib/systemd/system-preset)
+# The wait drop-in changes other packages' services: `gpu-numa-hook install --boot-gate SERVICE`
+# writes it (the same text, hook/core/install/boot_gate.cc); shipped here for reference.
 install(FILES config/systemd/gpu-numa-hook-wait.conf config/systemd/README.md
         DESTINATION share/doc/gpu-numa-hook/systemd)
 install(FILES config/bash-completion/gpu-numa-hook DESTINATION share/bash-completion/completions)
@@ -69,10 +71,18 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "runc | crun")
 set(CPACK_STRIP_FILES ON)
-# conffiles: the operator's config and logrotate file survive upgrades; postrm purges the log.
+# conffiles: the operator's config and logrotate file survive upgrades. postinst enables the check
+# timer; prerm (remove only) undoes the engine registrations install-state.json records before the
+# binaries go, or refuses (packaging/scriptlets/engine-undo.sh, shared with the rpm's preun scriptlet);
+# postrm purges the log and the timer's enablement.
+file(READ ${PROJECT_SOURCE_DIR}/packaging/scriptlets/engine-undo.sh GNH_ENGINE_UNDO)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/packaging/scriptlets/engine-undo.sh)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/conffiles ${PROJECT_BINARY_DIR}/debian/conffiles COPYONLY)
+configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/postinst ${PROJECT_BINARY_DIR}/debian/postinst COPYONLY)
+configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/prerm.in ${PROJECT_BINARY_DIR}/debian/prerm @ONLY)
 configure_file(${PROJECT_SOURCE_DIR}/packaging/debian/postrm ${PROJECT_BINARY_DIR}/debian/postrm COPYONLY)
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/debian/conffiles;${PROJECT_BINARY_DIR}/debian/postrm")
+set(_gnh_deb ${PROJECT_BINARY_DIR}/debian)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${_gnh_deb}/conffiles;${_gnh_deb}/postinst;${_gnh_deb}/prerm;${_gnh_deb}/postrm")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 # The RPM: the same files. No Requires (AUTOREQPROV off: the executables are static, and rpm's
@@ -84,9 +94,18 @@ set(CPACK_RPM_PACKAGE_GROUP "System Environment/Base")
 set(CPACK_RPM_PACKAGE_AUTOREQPROV OFF)
 set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/gpu-numa-hook/config.toml"
     "%config(noreplace) /etc/logrotate.d/gpu-numa-hook")
+# The same scriptlets as the .deb's, in rpm's terms: post applies the timer's preset (what
+# systemd_post does), preun ($1 = 0 only) undoes the engine registrations or refuses, then
+# systemd_preun; postun reloads systemd. No percent sign in them, comments included: rpmbuild
+# expands macros everywhere in a scriptlet.
+configure_file(${PROJECT_SOURCE_DIR}/packaging/rpm/preun.sh.in ${PROJECT_BINARY_DIR}/rpm/preun.sh @ONLY)
+set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/post.sh)
+set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${PROJECT_BINARY_DIR}/rpm/preun.sh)
+set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/postun.sh)
 set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none")
 # Directories the distribution's filesystem package owns are not claimed by ours.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/systemd /usr/lib/systemd/system
+    /usr/lib/systemd/system-preset
     /usr/share/man /usr/share/man/man1 /usr/share/man/man5 /usr/share/bash-completion
     /usr/share/bash-completion/completions /usr/share/containers /usr/share/containers/oci
     /usr/share/containers/oci/hooks.d /usr/share/doc)

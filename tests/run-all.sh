@@ -27,11 +27,15 @@ packages=(
   docker.io containerd scdoc man-db python3-yaml
   # issue 19: containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
+  # the NRI plugin (nri/): its protobuf messages, compiled by Debian's protoc
+  libprotobuf-dev protobuf-compiler
   # issue 21: cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user,
   # and the .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
   # ... and the race VM on their kernels (qemu-system-aarch64 -M virt, qemu-system-ppc64 -M pseries)
   qemu-system-arm qemu-system-ppc
+  # issue 29: systemd as PID 1 in QEMU, from a Debian root file system built with mmdebstrap
+  mmdebstrap
   libseccomp-dev:arm64 libcap-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libtomlplusplus-dev:arm64
   libseccomp-dev:ppc64el libcap-dev:ppc64el libspdlog-dev:ppc64el libfmt-dev:ppc64el libtomlplusplus-dev:ppc64el
 )
@@ -56,6 +60,13 @@ fi
 # cannot be installed beside ours, so fetched and unpacked into a cache; tests/vm/fetch-arch-parts.sh).
 for arch in aarch64 ppc64le; do
   echo "== $arch VM guest parts: $(bash tests/vm/fetch-arch-parts.sh $arch)"
+done
+# The systemd VM's Debian 12 root file system (mmdebstrap, cached by package list).
+echo "== systemd VM root file system: $(bash tests/vm/fetch-systemd-rootfs.sh)"
+# The real containerd 1.7 (trixie) and 2.1 (sid) for the NRI suite (tests/nri/fetch-containerd.sh:
+# a private apt sources list, retried, cached; the system's sources are untouched).
+for suite in trixie sid; do
+  echo "== containerd from $suite: $(bash tests/nri/fetch-containerd.sh $suite)"
 done
 
 echo "== building"

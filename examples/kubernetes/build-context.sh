@@ -1,5 +1,5 @@
 #!/bin/sh
-# build-context.sh DIR [HOOK] [RUNTIME]: fills DIR with what the Containerfile copies, then:
+# build-context.sh DIR [HOOK] [RUNTIME] [NRI-PLUGIN]: fills DIR with what the Containerfile copies, then:
 #   docker build -t gpu-numa-hook:0.1.0 -f examples/kubernetes/Containerfile DIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,5 +8,6 @@ dir=$1
 mkdir -p "$dir"
 cp "${2:-$repo/build/gpu-numa-hook}" "$dir/gpu-numa-hook"
 cp "${3:-$repo/build/gpu-numa-runtime}" "$dir/gpu-numa-runtime"
+cp "${4:-$repo/build/gpu-numa-nri}" "$dir/gpu-numa-nri"   # the NRI plugin (nri-daemonset.yaml)
 cp "$(command -v busybox)" "$dir/busybox"   # Debian: busybox-static (statically linked)
 cp "$repo/config/config.toml" "$dir/config.toml"

@@ -17,6 +17,16 @@ rc = docs["runtimeclass.yaml"][0]
 assert rc["kind"] == "RuntimeClass" and rc["handler"] == "gpu-numa" and rc["metadata"]["name"] == "gpu-numa"
 pod = docs["gpu-pod.yaml"][0]
 assert pod["spec"]["runtimeClassName"] == "gpu-numa"
+# The NRI path: the plugin talks to the runtime's NRI socket; no RuntimeClass, no containerd edit.
+nri = docs["nri-daemonset.yaml"][0]
+assert nri["kind"] == "DaemonSet", nri["kind"]
+nri_spec = nri["spec"]["template"]["spec"]
+assert any(v.get("hostPath", {}).get("path") == "/var/run/nri" for v in nri_spec["volumes"])
+assert [c["command"][0] for c in nri_spec["containers"]][0] == "/usr/bin/gpu-numa-nri"
+for c in nri_spec.get("initContainers", []) + nri_spec["containers"]:
+    sc = c["securityContext"]
+    assert sc["allowPrivilegeEscalation"] is False and sc["capabilities"]["drop"] == ["ALL"], c["name"]
+    assert not sc.get("privileged"), c["name"]
 spec = ds["spec"]["template"]["spec"]
 for c in spec.get("initContainers", []) + spec["containers"]:
     sc = c["securityContext"]

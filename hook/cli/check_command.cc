@@ -10,6 +10,7 @@
 #include "check/check_report.h"
 #include "check/findings.h"
 #include "check/metrics.h"
+#include "check/nri_plugin_state.h"
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "host/atomic_file.h"
@@ -19,7 +20,10 @@
 #include "host/cpuset_walk.h"
 #include "host/event_log.h"
 #include "host/driver_reader.h"
+#include "host/nri_state_reader.h"
 #include "host/nvml_cache_reader.h"
+#include "host/running_containers.h"
+#include "host/systemd_durable.h"
 
 namespace gnh {
 
@@ -56,6 +60,31 @@ void count_tasks(const CpusetTree& tree, const CheckFindings& f, std::map<std::s
   for (const auto& g : f.missing_gpu_node) count(g.path);
 }
 
+// Where systemd owns the cgroups, what --fix wrote becomes the units' AllowedMemoryNodes= too, as
+// after the hook's patch: else the next daemon-reload undoes the fix (docs/platforms/systemd.md).
+void tell_systemd_about_fix(const HostFs& fs, const Config& config, const CpusetLocation& loc, const CpusetTree& tree,
+                            CheckResult& r) {
+  if (!r.fix || !config.systemd_allowed_memory_nodes || !systemd_owns_cgroups(fs, loc)) return;
+  std::vector<PatchStep> written;
+  for (const auto& x : r.fix->results)
+    if (x.written) written.push_back({x.path, x.before, x.after});
+  Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
+  for (auto& u : tell_systemd(fs, tree, written, fs.resolve(config.lock_path), deadline)) r.systemd_updates.push_back(u);
+}
+
+// Running GPU containers that lost a GPU memory node.
+std::vector<LostGpuNode> find_lost(const HostFs& fs, const Config& config, const CpusetTree& tree, const HostNodes& nodes) {
+  return find_lost_gpu_nodes(find_running_gpu_containers(fs, config, tree), nodes.gpu_online, config.policy.explicit_mems);
+}
+
+// --fix for them, after the stale cgroups' fix (which may have healed them already: each is re-read).
+void fix_lost(const HostFs& fs, const Config& config, const CpusetLocation& loc, const CpusetTree& tree,
+              const HostNodes& nodes, CheckResult& r) {
+  if (r.lost.empty()) return;
+  for (const auto& l : r.lost) r.container_fixes.push_back(fix_lost_gpu_node(fs, config, tree, loc, l, &r.systemd_updates));
+  r.lost_after = find_lost(fs, config, tree, nodes);
+}
+
 // Every write `check --fix` makes, and each it could not make, in the log the hook writes to: a
 // change to a cgroup is never off the record. One line each, as the hook's (stage=check-fix).
 void log_fix(const HostFs& fs, const Config& config, const FixOutcome& fix, std::chrono::steady_clock::time_point t0) {
@@ -89,6 +118,52 @@ void log_fix(const HostFs& fs, const Config& config, const FixOutcome& fix, std:
   }
 }
 
+// The container re-patches and the systemd calls of --fix, in the log as log_fix's records are.
+void log_container_fixes(const HostFs& fs, const Config& config, const CheckResult& r,
+                         std::chrono::steady_clock::time_point t0) {
+  if (r.container_fixes.empty() && r.systemd_updates.empty()) return;
+  EventLog log(config.log, fs);
+  auto record = [&](const char* level, const char* action, const std::string& container, const std::string& cgroup,
+                    const NodeSet& before, const NodeSet& after, const std::string& msg) {
+    LogRecord rec;
+    rec.level = level;
+    rec.stage = "check-fix";
+    rec.action = action;
+    rec.container = container;
+    rec.cgroup = cgroup;
+    if (cgroup != "-") {
+      rec.mems_before = before.to_display();
+      rec.mems_after = after.to_display();
+    }
+    rec.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    rec.msg = msg;
+    log.write(rec);
+  };
+  for (const auto& c : r.container_fixes) {
+    if (!c.error.empty())
+      record("error", "patch", c.id, c.cgroup, c.before, c.after,
+             "check --fix could not re-patch this container, which lost a GPU memory node: " + c.error);
+    else if (c.busy)
+      record("warn", "warn", c.id, c.cgroup, c.before, c.before,
+             "check --fix left this container alone: widening to " + c.after.to_display() +
+                 " would remap its running tasks' bound memory; restart it");
+    else if (c.written)
+      record("info", "patch", c.id, c.cgroup, c.before, c.after,
+             "check --fix re-patched a running container that had lost GPU memory node(s) " +
+                 (c.after - c.before).to_display());
+  }
+  for (const auto& u : r.systemd_updates) {
+    std::string value = u.nodes.to_string();
+    if (u.error.empty())
+      record("info", "patch", "-", "-", {}, {}, "check --fix set AllowedMemoryNodes=" + value + " on " + u.unit + " (runtime)");
+    else
+      record("warn", "warn", "-", "-", {}, {},
+             "check --fix could not set AllowedMemoryNodes=" + value + " on " + u.unit + " (" + u.error +
+                 "): its next daemon-reload can undo the fix; run: systemctl set-property --runtime " + u.unit +
+                 " AllowedMemoryNodes=" + value);
+  }
+}
+
 double unix_now() {
   using namespace std::chrono;
   return static_cast<double>(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
@@ -114,12 +189,20 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     if (file.text) r.config_file = file.path;
     r.config_problems = config.problems;
     r.found = find_problems_walking(tree, nodes);
+    r.lost = find_lost(fs, config, tree, nodes);
     auto plan = plan_check_fix(r.found);
     if (fix && !plan.empty()) {
       r.fix = apply_check_fix(tree, plan, fs.resolve(config.lock_path), config.deadline_ms);
       log_fix(fs, config, *r.fix, t0);
       r.after = find_problems_walking(tree, nodes);
+      tell_systemd_about_fix(fs, config, loc, tree, r);
     }
+    if (fix) fix_lost(fs, config, loc, tree, nodes, r);
+    log_container_fixes(fs, config, r, t0);
+    NriPluginCheck nri = check_nri_plugin(fs, kNriStatePath);
+    r.nri_applicable = nri.applicable;
+    r.nri_runtime = nri.runtime;
+    r.nri_problem = nri.problem;
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 
@@ -130,6 +213,11 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
       for (const auto& x : r.fix->results)
         if (!x.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", x.error.c_str());
     }
+    for (const auto& c : r.container_fixes)
+      if (!c.error.empty()) std::fprintf(stderr, "gpu-numa-hook: check --fix: container %s: %s\n", c.id.c_str(), c.error.c_str());
+    bool systemd_failed = false;
+    std::string told = describe_unit_updates(r.systemd_updates, &systemd_failed);
+    if (systemd_failed) std::fprintf(stderr, "gpu-numa-hook: check --fix: %s\n", told.c_str() + (told[0] == ' ' ? 1 : 0));
     if (co.prometheus_file) write_file_atomically(*co.prometheus_file, render_metrics(check_metrics(&r, started)));
     return r.exit_code();
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 // The subcommands, each a thin function over the pipeline. They print; nothing below them does.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,13 @@ int run_check(const GlobalOptions& opts, const CheckOptions& check);
 // Exit 0 ready, 1 timed out (or never ready), 2 error.
 int run_wait(const GlobalOptions& opts, double timeout_seconds);
 
+struct StatusOptions {
+  bool json = false;
+  size_t refusals = 5;  // the log's last refusal lines shown
+};
+// Exit 0 protected, 1 not protected, 2 cannot tell.
+int run_status(const GlobalOptions& opts, const StatusOptions& status);
+
 // `config check`: exit 0 valid (or absent), 1 one line per problem the hook ignores, 2 unusable.
 int run_config_check(const GlobalOptions& opts, bool json);
 
@@ -41,8 +49,17 @@ struct InstallCommandOptions {
   bool dry_run = false;
   bool uninstall = false;
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
+  // --runtime nri: also install the pre-registered plugin (<dir>/10-gpu-numa) running this binary.
+  bool nri_pre_registered = false;
+  std::string nri_plugin_dir = "/opt/nri/plugins";
+  std::string nri_plugin_path = "/usr/bin/gpu-numa-nri";
+  // --uninstall --all: every engine install-state.json records, each from its recorded file (what
+  // the package runs before its binaries go).
+  bool all = false;
+  std::optional<std::string> boot_gate;  // docker, containerd, kubelet, crio: the `wait` drop-in
 };
-// Exit 0 done (or nothing to do), 2 error (the file is left untouched).
+// Exit 0 done (or nothing to do), 2 error (the file is left untouched; --all: an engine that
+// could not be undone, the others are).
 int run_install(const GlobalOptions& opts, const InstallCommandOptions& install);
 
 }  // namespace gnh

@@ -19,6 +19,7 @@
 #include "host/sandbox.h"
 #include "host/spec_reader.h"
 #include "host/stdin_reader.h"
+#include "host/systemd_durable.h"
 #include "host/watchdog.h"
 #include "state.h"
 
@@ -139,7 +140,16 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     PatchOutcome out = apply_patch(CpusetTree(fs, *ev.location), ev.location->path, ev.decision.to_add,
                                    fs.resolve(config.lock_path), deadline, ev.decision.arrives_later);
     if (out.ok) rec.mems_after = out.effective_after.to_display();
-    return finish(verdict_for_patch(state.id, ev.decision, out, rec.gpus, ev.location->path, on_error));
+    Verdict v = verdict_for_patch(state.id, ev.decision, out, rec.gpus, ev.location->path, on_error);
+    // Where systemd owns the cgroup it would re-apply the unit's old value at its next
+    // daemon-reload: tell it ours. A failure here never undoes the write; it is logged, with the fix.
+    if (out.ok && config.systemd_allowed_memory_nodes && systemd_owns_cgroups(fs, *ev.location)) {
+      bool failed = false;
+      v.message += describe_unit_updates(
+          tell_systemd(fs, CpusetTree(fs, *ev.location), out.steps, fs.resolve(config.lock_path), deadline), &failed);
+      if (failed && v.level == "info") v.level = "warn";
+    }
+    return finish(v);
   } catch (const Error& e) {
     return finish(verdict_for_error(rec.container, e.what(), on_error));
   } catch (const std::exception& e) {

@@ -21,9 +21,12 @@
 #include "host/engine_files.h"
 #include "host/host_fs.h"
 #include "host/install_state.h"
+#include "install/boot_gate.h"
 #include "install/config_edit.h"
 #include "install/containerd_config.h"
 #include "install/engine_config.h"
+#include "install/nri_config.h"
+#include "install/toml_text.h"
 
 namespace gnh {
 
@@ -185,6 +188,62 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   return as_int(ExitCode::ok);
 }
 
+// --boot-gate SERVICE: the `wait` drop-in for SERVICE's unit (install/boot_gate.h), beneath
+// --host-root. Uninstall removes it only while it is still what install writes.
+int install_boot_gate(const GlobalOptions& g, const InstallCommandOptions& o) {
+  const std::string unit = boot_gate_unit(*o.boot_gate).value();
+  const std::string path = boot_gate_path(g.host_root.value_or(""), unit);
+  const auto before = read_optional(path);
+  const std::string ours = boot_gate_dropin(unit, o.hook_path);
+  std::optional<std::string> after = ours;
+  if (o.uninstall) {
+    if (before && *before != ours) {
+      std::printf("left: %s is not what install writes (changed by hand?): remove it yourself if %s must not wait, "
+                  "then: systemctl daemon-reload\n", path.c_str(), unit.c_str());
+      return as_int(ExitCode::ok);
+    }
+    after = std::nullopt;
+  }
+  // A file install creates (or removes as its own) needs no backup; one it replaces keeps one.
+  const bool changed = apply(path, before, after, o, false, !before || o.uninstall, true);
+  if (o.dry_run) std::printf("dry run: nothing written\n");
+  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
+  else if (!o.dry_run)
+    std::printf("run: systemctl daemon-reload (%s)\n",
+                o.uninstall ? (unit + " no longer waits").c_str()
+                            : (unit + " then waits at each start until the GPU memory is online, up to 300 s").c_str());
+  return as_int(ExitCode::ok);
+}
+
+// --uninstall --all: each engine install-state.json records, undone from the file it records, as
+// `install --uninstall --runtime E --runtime-config F` would. One engine failing leaves the others
+// undone and its record kept; the exit says so.
+int uninstall_all(const GlobalOptions& g, const InstallCommandOptions& o) {
+  const InstallState state(g.config_path.value_or(kDefaultConfigPath));
+  const std::vector<std::string> engines = state.engines();
+  if (engines.empty()) {
+    std::printf("nothing to do: no engine registration recorded (%s)\n", state.path().c_str());
+    return as_int(ExitCode::ok);
+  }
+  int failed = 0;
+  for (const std::string& e : engines) {
+    InstallCommandOptions one = o;
+    one.all = false;
+    one.runtime = e;
+    one.runtime_config = state.get(e)->config;
+    std::printf("== %s (%s)\n", e.c_str(), one.runtime_config->c_str());
+    std::fflush(stdout);
+    try {
+      install_engine(g, one);
+    } catch (const std::exception& ex) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "gpu-numa-hook: error: install --uninstall --all: %s: %s\n", e.c_str(), ex.what());
+      ++failed;
+    }
+  }
+  return as_int(failed ? ExitCode::error : ExitCode::ok);
+}
+
 // Two names for one file: the same inode where both exist, else the same absolute path.
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
@@ -220,7 +279,7 @@ void vet_our_config(const std::string& ours, const std::string& engine_file, con
       foreign += (foreign.empty() ? "'" : ", '") + p.key + "'";
   if (!foreign.empty())
     fail("--config " + ours + " is not a gpu-numa-hook config: its top level has " + foreign +
-         ", none of gpu-numa-hook's tables (policy, log, lock, chain, topology, check, runtime, nvml)" + hint);
+         ", none of gpu-numa-hook's tables (policy, log, lock, chain, topology, check, runtime, nvml, systemd)" + hint);
   for (const auto& p : c.problems) std::fprintf(stderr, "gpu-numa-hook: install: warning: %s\n", describe(p).c_str());
   if (!c.problems.empty())
     std::fprintf(stderr, "gpu-numa-hook: install: warning: the hook ignores %zu key(s) of %s until they are fixed "
@@ -229,7 +288,93 @@ void vet_our_config(const std::string& ours, const std::string& engine_file, con
 
 }  // namespace
 
-int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
+// nri (containerd) and crio-nri: NRI turned on where it is off, nothing else of the runtime's
+// changed; optionally the pre-registered plugin. The plugin itself runs as a DaemonSet or service.
+int install_nri(const InstallCommandOptions& o) {
+  bool changed = false;
+  std::string restart = "nothing to restart";
+  if (o.runtime == "nri") {
+    const std::string main = o.runtime_config.value_or(default_config_of("containerd"));
+    const std::string dropin = main.substr(0, main.rfind('/') + 1) + kContainerdNriDropin;
+    ContainerdRelease release;
+    if (o.containerd_version) {
+      release = containerd_release_from(*o.containerd_version, "--containerd-version");
+      if (release.major == 0) fail("--containerd-version '" + *o.containerd_version + "': give MAJOR.MINOR, e.g. 1.7 or 2.1");
+    } else {
+      release = installed_containerd();
+    }
+    const std::string which = release.major ? "containerd " + std::to_string(release.major) + "." +
+                                                  std::to_string(release.minor) + " (" + release.source + ")"
+                                            : "containerd of unknown release (no `containerd --version`; taken as 1.x)";
+    auto main_before = read_optional(main);
+    auto dropin_before = read_optional(dropin);
+    if (o.uninstall) {
+      if (dropin_before) {
+        changed = apply(dropin, dropin_before, std::nullopt, o, false, true, true);
+        if (main_before) {
+          std::string after = containerd_remove_import(*main_before, main, kContainerdNriDropin, true);
+          changed = apply(main, main_before, after, o, true) || changed;
+        }
+        restart = "restart containerd once to apply: systemctl restart containerd (NRI goes back to " +
+                  std::string(release.major >= 2 ? "on, containerd 2's default" : "off, containerd 1.x's default") + ")";
+      }
+    } else if (containerd_nri_enabled(main_before.value_or(""), main, release.major) && !dropin_before) {
+      std::printf("unchanged: %s (NRI is on with %s: nothing of containerd's to change, no restart)\n", main.c_str(),
+                  which.c_str());
+    } else {
+      changed = apply(dropin, dropin_before, containerd_nri_dropin(main_before.value_or(""), main), o, false, true);
+      bool whole_line = false;
+      bool imported = false;  // a re-run: the main file reads our drop-in already
+      if (main_before) {
+        const toml::table t = parse_toml_file(*main_before, main);
+        if (const toml::array* a = t["imports"].as_array())
+          for (const auto& e : *a) imported = imported || e.value<std::string>() == kContainerdNriDropin;
+      }
+      std::string main_after = !main_before ? "version = 2\nimports = [" + toml_quoted(kContainerdNriDropin) + "]\n"
+                               : imported   ? *main_before
+                                            : containerd_add_import(*main_before, main, kContainerdNriDropin, &whole_line);
+      changed = apply(main, main_before, main_after, o, false) || changed;
+      if (changed)
+        restart = "restart containerd once to turn NRI on (" + which +
+                " has it off): systemctl restart containerd; afterwards the plugin connects at any time, no further restart";
+    }
+  } else {
+    const std::string dir = o.runtime_config.value_or(default_config_of("crio-runtime"));
+    const std::string path = dir + "/" + kCrioNriDropin;
+    auto before = read_optional(path);
+    std::optional<std::string> after;
+    if (!o.uninstall) after = crio_nri_dropin();
+    else if (before && *before != crio_nri_dropin()) after = before;  // not ours any more: left alone
+    changed = apply(path, before, after, o, false, true);
+    restart = "restart CRI-O once to apply: systemctl restart crio (CRI-O 1.30 and later have NRI on already)";
+  }
+  if (o.nri_pre_registered) {
+    const std::string path = o.nri_plugin_dir + "/" + kNriPreregisteredName;
+    auto before = read_optional(path);
+    std::optional<std::string> after;
+    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path);
+    bool plugin_changed = apply(path, before, after, o, false, true);
+    if (plugin_changed && !o.dry_run && after && ::chmod(path.c_str(), 0755) != 0) fail_errno("cannot chmod " + path, errno);
+    if (plugin_changed && restart == "nothing to restart")
+      restart = "the runtime starts " + path + " at its next start (restart it once to start the plugin now)";
+    changed = plugin_changed || changed;
+  }
+  if (o.dry_run) std::printf("dry run: nothing written\n");
+  if (!changed) std::printf("nothing to do: %s\n", o.uninstall ? "not installed" : "already installed");
+  else if (!o.dry_run) std::printf("%s\n", restart.c_str());
+  std::printf("the plugin: run gpu-numa-nri (a DaemonSet: examples/kubernetes/nri-daemonset.yaml, or a service); "
+              "`gpu-numa-hook check` reports it when it is not connected\n");
+  return as_int(ExitCode::ok);
+}
+
+int run_install(const GlobalOptions& g, const InstallCommandOptions& given) {
+  // The engine's file as an absolute path: install-state.json records it, and the package's
+  // removal undoes it from / (--uninstall --all), not from the directory install ran in.
+  InstallCommandOptions o = given;
+  if (o.runtime_config && !o.runtime_config->empty() && o.runtime_config->front() != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd)) o.runtime_config = std::string(cwd) + "/" + *o.runtime_config;
+  }
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
   InstallOptions io;
@@ -237,13 +382,24 @@ int run_install(const GlobalOptions& g, const InstallCommandOptions& o) {
   io.hook_path = o.hook_path;
   io.set_default = o.set_default;
   io.uninstall = o.uninstall;
+  if (o.all && !o.uninstall) {
+    std::fprintf(stderr, "gpu-numa-hook: error: install: --all goes with --uninstall (install names one --runtime at a time)\n");
+    return as_int(ExitCode::error);
+  }
+  if (rt.empty() && !o.all && !o.boot_gate) {
+    std::fprintf(stderr, "gpu-numa-hook: error: install: give --runtime ENGINE, --boot-gate SERVICE or --uninstall --all\n");
+    return as_int(ExitCode::error);
+  }
   if (o.set_default && rt != "docker" && rt != "containerd" && rt != "crio-runtime") {
     std::fprintf(stderr, "gpu-numa-hook: error: install: --set-default applies to docker, containerd and crio-runtime only\n");
     return as_int(ExitCode::error);
   }
   try {
+    if (o.boot_gate) return install_boot_gate(g, o);
+    if (o.all) return uninstall_all(g, o);
     vet_our_config(g.config_path.value_or(kDefaultConfigPath), file, rt);
     if (rt == "docker" || rt == "containerd" || rt == "crio-runtime") return install_engine(g, o);
+    if (rt == "nri" || rt == "crio-nri") return install_nri(o);
     bool changed = false;
     std::string restart;
     if (rt == "podman" || rt == "crio") {

@@ -79,10 +79,17 @@ int run(int argc, char** argv) {
   auto* wait = app.add_subcommand("wait", "Block until every GPU memory node is online and in the root cpuset (exit 1 on timeout)");
   wait->add_option("--timeout", wait_timeout, "Give up after SECONDS (default 300)")->type_name("SECONDS")->check(CLI::NonNegativeNumber);
 
+  gnh::StatusOptions status_opts;
+  auto* status = app.add_subcommand("status", "Is this node protected? Engines, binaries, config, GPU memory, cgroups, "
+                                              "refusals, timer (exit 0 yes, 1 no, 2 cannot tell)");
+  status->add_flag("--json", status_opts.json, "One JSON object (schema_version 1)");
+  status->add_option("--refusals", status_opts.refusals, "How many of the log's last refusals to show (default 5)")
+      ->type_name("N")->check(CLI::Range(0, 1000));
+
   gnh::InstallCommandOptions install_opts;
   auto* install = app.add_subcommand("install", "Register the hook or the runtime shim with a container engine");
-  install->add_option("--runtime", install_opts.runtime, "The engine")
-      ->required()->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy"}));
+  auto* install_runtime = install->add_option("--runtime", install_opts.runtime, "The engine");
+  install_runtime->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy", "nri", "crio-nri"}));
   install->add_option("--runtime-config", install_opts.runtime_config,
                       "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
@@ -94,6 +101,17 @@ int run(int argc, char** argv) {
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_option("--containerd-version", install_opts.containerd_version,
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+  install->add_flag("--nri-pre-registered", install_opts.nri_pre_registered,
+                    "nri: also install the plugin the runtime starts itself (<--nri-plugin-dir>/10-gpu-numa)");
+  install->add_option("--nri-plugin-dir", install_opts.nri_plugin_dir, "nri: the runtime's plugin directory (default /opt/nri/plugins)")->type_name("DIR");
+  install->add_option("--nri-plugin-path", install_opts.nri_plugin_path, "nri: where gpu-numa-nri is (default /usr/bin/gpu-numa-nri)")->type_name("FILE");
+  auto* install_all = install->add_flag("--all", install_opts.all,
+                                        "With --uninstall: every engine install-state.json records (what removing the package runs)");
+  auto* install_gate = install->add_option("--boot-gate", install_opts.boot_gate,
+                                           "The systemd drop-in holding SERVICE's start until GPU memory is online (`wait`)")
+                           ->type_name("SERVICE")->check(CLI::IsMember({"docker", "containerd", "kubelet", "crio"}));
+  install_runtime->excludes(install_all)->excludes(install_gate);
+  install_all->excludes(install_gate);
 
   bool config_json = false;
   auto* config = app.add_subcommand("config", "Validate gpu-numa-hook's own configuration");
@@ -114,6 +132,7 @@ int run(int argc, char** argv) {
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);
   if (*wait) return gnh::run_wait(opts, wait_timeout);
+  if (*status) return gnh::run_status(opts, status_opts);
   if (*install) return gnh::run_install(opts, install_opts);
   if (*config_check) return gnh::run_config_check(opts, config_json);
   return gnh::as_int(gnh::ExitCode::error);

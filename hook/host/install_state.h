@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "install/engine_config.h"
 
@@ -19,6 +20,12 @@ class InstallState {
   std::optional<InstallRecord> get(const std::string& engine) const;
   void put(const std::string& engine, const InstallRecord& r) { records_[engine] = r; }
   void forget(const std::string& engine) { records_.erase(engine); }
+  // The engines recorded, in the file's (sorted) order.
+  std::vector<std::string> engines() const {
+    std::vector<std::string> e;
+    for (const auto& [name, r] : records_) e.push_back(name);
+    return e;
+  }
   // The text the file will hold ("" when no record is left: the file goes).
   std::string text() const;
   const std::optional<std::string>& before() const { return before_; }

@@ -20,10 +20,14 @@ bool runc_knows_container(const std::string& runc_root, const std::string& id) {
 }
 
 RunningContainer read_running_container(const std::string& runc_root, const std::string& id, const Config& cfg) {
+  return read_running_container(HostFs("/"), runc_root, id, cfg);
+}
+
+RunningContainer read_running_container(const HostFs& fs, const std::string& runc_root, const std::string& id,
+                                        const Config& cfg) {
   // A container id is a single path component in runc; refuse anything else before building paths.
   if (id.empty() || id.find('/') != std::string::npos || id == "." || id == "..")
     fail("update: '" + id + "' is not a container id", EINVAL);
-  HostFs fs("/");
   const std::string state_file = runc_root + "/" + id + "/state.json";
   auto state_text = fs.read(state_file, 4 * 1024 * 1024);
   if (!state_text) fail("update: " + state_file + ": no such file (is --root right?)", ENOENT);

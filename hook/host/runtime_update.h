@@ -6,6 +6,7 @@
 
 #include "base/node_set.h"
 #include "config/config.h"
+#include "host/host_fs.h"
 
 namespace gnh {
 
@@ -20,5 +21,9 @@ struct RunningContainer {
 // Whether runc has state for this container id under its root (a plain id only).
 bool runc_knows_container(const std::string& runc_root, const std::string& id);
 RunningContainer read_running_container(const std::string& runc_root, const std::string& id, const Config& cfg);
+// The same beneath `fs`'s root (`check --host-root /host` in a DaemonSet): runc_root, and the
+// paths runc's state names, are host paths.
+RunningContainer read_running_container(const HostFs& fs, const std::string& runc_root, const std::string& id,
+                                        const Config& cfg);
 
 }  // namespace gnh

@@ -33,7 +33,8 @@ constexpr const char* kAllowed[] = {
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "setitimer", "getitimer", "nanosleep",
     "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time", "restart_syscall",
     "poll", "ppoll",
-    // syslog(3) when [log] syslog = true: a datagram to /dev/log (AF_UNIX only, see below)
+    // syslog(3) when [log] syslog = true: a datagram to /dev/log (AF_UNIX only, see below); the
+    // D-Bus call to systemd after a patch of a systemd unit's cgroup (host/systemd_bus.h)
     "connect", "sendto", "sendmsg",
     // identity for log lines, locks and futexes of the C/C++ runtime
     "getpid", "gettid", "getuid", "geteuid", "getgid", "getegid", "futex", "sched_yield",

@@ -51,7 +51,8 @@ for a in x86_64 aarch64 ppc64le; do
     rpmf=$(ls "$DIR"/gpu-numa-hook-*."$a".rpm 2>/dev/null | head -n1)
     [ -f "$rpmf" ] || { fail "rpm $a" "no gpu-numa-hook-*.$a.rpm in $DIR"; continue; }
     arch=$(rpm -qp --qf '%{ARCH}' "$rpmf" 2>/dev/null)
-    reqs=$(rpm -qpR "$rpmf" 2>/dev/null | grep -v '^rpmlib(' | tr '\n' ' ')
+    # /bin/sh: the scriptlets' interpreter, which rpmbuild always requires and every system has.
+    reqs=$(rpm -qpR "$rpmf" 2>/dev/null | grep -v -e '^rpmlib(' -e '^/bin/sh$' | tr '\n' ' ')
     files=$(rpm -qpl "$rpmf" 2>/dev/null | while read -r f; do [ "$(rpm -qp --qf '[%{FILENAMES} %{FILEMODES:perms}\n]' "$rpmf" | awk -v f="$f" '$1 == f {print $2}' | cut -c1)" = d ] || echo "$f"; done | sort)
     cfg=$(rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpmf" 2>/dev/null | awk '$1 == "/etc/gpu-numa-hook/config.toml" {print $2}')
     bad=""

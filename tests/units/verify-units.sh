@@ -25,7 +25,11 @@ SERVICES="docker containerd crio kubelet"
 for s in $SERVICES; do
   # A stand-in for the real service: the drop-in is what is checked.
   printf '[Unit]\nDescription=stand-in %s\n[Service]\nExecStart=/bin/true\n' "$s" > "$T/units/$s.service"
-  install_unit "$SRC/gpu-numa-hook-wait.conf" "$T/units/$s.service.d/gpu-numa-hook-wait.conf"
+  # The drop-in as `install --boot-gate` writes it (docker's differs: no start timeout); the
+  # shipped example is the same text (hook/core/install/boot_gate_test.cc).
+  "$BIN" --host-root "$T/gate" install --boot-gate "$s" --hook-path "$BIN" >/dev/null
+  mkdir -p "$T/units/$s.service.d"
+  cp "$T/gate/etc/systemd/system/$s.service.d/gpu-numa-hook-wait.conf" "$T/units/$s.service.d/gpu-numa-hook-wait.conf"
 done
 
 # --- validator: systemd-analyze, else a parse check --------------------------------------------------

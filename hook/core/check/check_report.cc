@@ -144,6 +144,8 @@ std::string check_text(const CheckResult& r) {
        "   GPU memory nodes online: " + f.gpu_online.to_display() + "\n";
   s += config_text(r);
   s += problems_text(r, f);
+  if (r.nri_problem) s += *r.nri_problem + "\n";
+  else if (r.nri_applicable) s += "NRI plugin: connected to " + r.nri_runtime + "\n";
   if (r.fix) {
     s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
     if (r.fix->removed()) s += ", " + std::to_string(r.fix->removed()) + " skipped (removed while check ran)";
@@ -166,6 +168,20 @@ std::string check_text(const CheckResult& r) {
     s += "after the fix:\n";
     s += problems_text(r, *r.after);
   }
+  s += lost_gpu_nodes_text(r.lost);
+  if (!r.container_fixes.empty() || !r.systemd_updates.empty()) {
+    s += container_fixes_text(r.container_fixes);
+    for (const auto& u : r.systemd_updates) {
+      std::string value = u.nodes.to_string();
+      if (u.error.empty())
+        s += "  systemd: " + u.unit + " AllowedMemoryNodes=" + value + " (runtime)\n";
+      else
+        s += "  systemd: FAILED to set " + u.unit + " AllowedMemoryNodes=" + value + ": " + u.error +
+             "; its next daemon-reload can undo the fix; run: systemctl set-property --runtime " + u.unit +
+             " AllowedMemoryNodes=" + value + "\n";
+    }
+  }
+  if (r.lost_after) s += "after the fix: " + lost_gpu_nodes_text(*r.lost_after);
   if (r.exit_code() == 0) return s + (r.fix ? "result: fixed\n" : "result: clean\n");
   s += "result: " + std::to_string(r.problems()) + " problems";
   const NextStep step = next_step(r);
@@ -176,7 +192,9 @@ std::string check_text(const CheckResult& r) {
   } else if (step == NextStep::fix) {
     s += "; 'gpu-numa-hook check --fix' widens the stale cgroups";
   }
+  if (!r.lost_left().empty() && !r.fix) s += "; 'gpu-numa-hook check --fix' re-patches the containers that lost a GPU node";
   if (!r.config_problems.empty()) s += "; fix the config (gpu-numa-hook config check)";
+  if (r.nri_problem) s += "; start gpu-numa-nri (docs/nri.md)";
   return s + "\n";
 }
 
@@ -195,6 +213,27 @@ std::string check_json(const CheckResult& r) {
     j["fix"] = nullptr;
   }
   j["after_fix"] = r.after ? findings_json(r, *r.after) : json(nullptr);
+  auto lost_json = [](const std::vector<LostGpuNode>& lost) {
+    json a = json::array();
+    for (const auto& l : lost)
+      a.push_back({{"container", l.id}, {"cgroup", l.cgroup}, {"gpus", l.gpus}, {"mems", l.mems.to_string()},
+                   {"missing", l.missing.to_string()}});
+    return a;
+  };
+  j["containers_lost_gpu_node"] = lost_json(r.lost);
+  j["containers_lost_gpu_node_after_fix"] = r.lost_after ? lost_json(*r.lost_after) : json(nullptr);
+  json fixes = json::array();
+  for (const auto& c : r.container_fixes)
+    fixes.push_back({{"container", c.id}, {"cgroup", c.cgroup}, {"before", c.before.to_string()}, {"after", c.after.to_string()},
+                     {"written", c.written}, {"busy", c.busy}, {"error", c.error.empty() ? json(nullptr) : json(c.error)}});
+  j["container_fixes"] = fixes;
+  json units = json::array();
+  for (const auto& u : r.systemd_updates)
+    units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()}, {"error", u.error.empty() ? json(nullptr) : json(u.error)}});
+  j["systemd_updates"] = units;
+  j["nri_plugin"] = r.nri_applicable ? json{{"connected", !r.nri_problem},
+                                             {"problem", r.nri_problem ? json(*r.nri_problem) : json(nullptr)}}
+                                       : json(nullptr);
   json problems = json::array();
   for (const auto& p : r.config_problems)
     problems.push_back({{"line", p.line > 0 ? json(p.line) : json(nullptr)}, {"key", p.key}, {"message", p.what}});

@@ -29,6 +29,14 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
   m.push_back({"gpu_numa_hook_check_fix_failures", "Cgroups the last check failed to widen", "gauge",
                n(r->fix ? r->fix->failed() : 0)});
   m.push_back({"gpu_numa_hook_config_valid", config_help, "gauge", r->config_problems.empty() ? 1.0 : 0.0});
+  // Last, so the lines above keep their places for readers that count them.
+  m.push_back({"gpu_numa_hook_containers_lost_gpu_node",
+               "Running GPU containers whose cgroup lacks an online memory node of their GPUs (after any fix)", "gauge",
+               n(r->lost_left().size())});
+  if (r->nri_applicable)
+    m.push_back({"gpu_numa_hook_nri_plugin_connected",
+                 "1 when the NRI plugin is connected to the runtime; 0: GPU containers start without the hook", "gauge",
+                 r->nri_problem ? 0.0 : 1.0});
   return m;
 }
 

@@ -9,6 +9,10 @@ long CheckResult::tasks_of(const std::string& path) const {
 
 int CheckResult::exit_code() const {
   if (fix && (!fix->error.empty() || fix->failed() > 0)) return 1;
+  for (const auto& c : container_fixes)
+    if (!c.error.empty()) return 1;
+  for (const auto& u : systemd_updates)
+    if (!u.error.empty()) return 1;
   return problems() == 0 ? 0 : 1;
 }
 

@@ -5,8 +5,10 @@
 #include <optional>
 #include <string>
 
+#include "check/container_drift.h"
 #include "check/findings.h"
 #include "check/fix_outcome.h"
+#include "systemd/systemd_unit.h"
 #include "config/config.h"
 
 namespace gnh {
@@ -16,15 +18,29 @@ struct CheckResult {
   std::optional<FixOutcome> fix;        // set when a fix ran (there was something to fix)
   std::optional<CheckFindings> after;   // the hierarchy walked again after the fix
   std::map<std::string, long> tasks;    // task counts of the cgroups reported; -1 unreadable
+  // Running GPU containers that lost a GPU memory node (check/container_drift.h), before any fix,
+  // what --fix did for them, and what is left after it.
+  std::vector<LostGpuNode> lost;
+  std::vector<ContainerFix> container_fixes;
+  std::optional<std::vector<LostGpuNode>> lost_after;
+  // Where systemd owns the cgroups: the AllowedMemoryNodes= calls --fix made for what it wrote.
+  std::vector<UnitUpdate> systemd_updates;
+
+  const std::vector<LostGpuNode>& lost_left() const { return lost_after ? *lost_after : lost; }
   // The config the hook reads: its path ("" = none, built-in defaults) and what the hook ignores in
   // it. Each problem makes the exit 1: the hook is not doing what the file says.
   std::string config_file;
   std::vector<ConfigProblem> config_problems;
+  // The NRI plugin, on a node that runs it (its state file exists): NRI fails open, so a plugin
+  // that is not connected is a problem check reports ("NRI plugin not connected: ...").
+  bool nri_applicable = false;
+  std::string nri_runtime;                 // what it is connected to
+  std::optional<std::string> nri_problem;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;
   // Problems left: the hierarchy's and the config's.
-  size_t problems() const { return left().problems() + config_problems.size(); }
+  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size() + (nri_problem ? 1 : 0); }
   // 0: nothing wrong (or everything fixed); 1: problems left. (2, the check failing, is main's.)
   int exit_code() const;
 };

@@ -287,7 +287,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   Config c;
   c.source = file_name;
   Reader r(file_name, &c.problems);
-  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime", "nvml"});
+  r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime", "nvml", "systemd"});
 
   if (auto* p = r.table(root, "policy", "")) {
     r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms", "cuda-requirement"});
@@ -329,6 +329,10 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   if (auto* ck = r.table(root, "check", "")) {
     r.only_keys(*ck, "check.", {"fix"});
     if (auto v = r.boolean(*ck, "fix", "check.")) c.check_fix = *v;
+  }
+  if (auto* sd = r.table(root, "systemd", "")) {
+    r.only_keys(*sd, "systemd.", {"allowed-memory-nodes"});
+    if (auto v = r.boolean(*sd, "allowed-memory-nodes", "systemd.")) c.systemd_allowed_memory_nodes = *v;
   }
   if (auto* rt = r.table(root, "runtime", "")) {
     r.only_keys(*rt, "runtime.", {"next", "hook"});

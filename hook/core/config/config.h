@@ -68,6 +68,9 @@ struct Config {
   int chain_timeout_ms = 30000;
   std::vector<TopologyOverride> overrides;
   bool check_fix = false;
+  // [systemd] allowed-memory-nodes: where systemd owns the cgroup, a patch also sets the unit's
+  // AllowedMemoryNodes= (runtime) so daemon-reload keeps it (docs/platforms/systemd.md).
+  bool systemd_allowed_memory_nodes = true;
   RuntimeConfig runtime;
   NvmlConfig nvml;
   std::string source = "built-in defaults";  // where it came from, for logs

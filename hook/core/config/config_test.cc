@@ -99,7 +99,7 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
         "explicit-mems, on-error, deadline-ms, cuda-requirement)");
   CHECK(problems_of("[loging]\nfile = \"\"\n[lock]\npath = \"/run/l\"\n") ==
         Lines{kF + "line 1: loging: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
-                   "runtime, nvml)"});
+                   "runtime, nvml, systemd)"});
   CHECK(parse_config("[loging]\n[lock]\npath = \"/run/l\"\n", "f").lock_path == "/run/l");
   CHECK(problems_of("[nvml]\nlib = \"/x\"\n") ==
         Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, timeout-ms)"});
@@ -171,6 +171,7 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.next_hook == defaults.next_hook);
   CHECK(shipped.chain_timeout_ms == defaults.chain_timeout_ms);
   CHECK(shipped.check_fix == defaults.check_fix);
+  CHECK(shipped.systemd_allowed_memory_nodes == defaults.systemd_allowed_memory_nodes);
   CHECK(shipped.runtime.next == defaults.runtime.next);
   CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
@@ -185,6 +186,18 @@ TEST_CASE("[policy] cuda-requirement: refuse by default, warn, off, bad values n
   CHECK(bad.policy.cuda_requirement == CudaRequirementPolicy::refuse);  // a bad value keeps the default
   REQUIRE(bad.problems.size() == 1);
   CHECK(describe(bad.problems[0]).find("policy.cuda-requirement: 'maybe' is not one of refuse, warn, off") !=
+        std::string::npos);
+}
+
+TEST_CASE("[systemd] allowed-memory-nodes: on by default, a boolean, anything else a problem with the default kept") {
+  CHECK(parse_config("", "t.toml").systemd_allowed_memory_nodes);
+  CHECK_FALSE(parse_config("[systemd]\nallowed-memory-nodes = false\n", "t.toml").systemd_allowed_memory_nodes);
+  Config c = parse_config("[systemd]\nallowed-memory-nodes = \"no\"\n", "t.toml");
+  CHECK(c.systemd_allowed_memory_nodes);
+  REQUIRE(c.problems.size() == 1);
+  CHECK(c.problems[0].key == "systemd.allowed-memory-nodes");
+  REQUIRE(problems_of("[systemd]\nallowed-memory-node = false\n").size() == 1);
+  CHECK(problems_of("[systemd]\nallowed-memory-node = false\n")[0].find("systemd.allowed-memory-node: unknown key") !=
         std::string::npos);
 }
 
@@ -244,5 +257,5 @@ TEST_CASE("describe_all: every problem on one line, the file named once") {
   Config c = parse_config("bogus = 1\n[policy]\non-error = \"no\"\n", "f.toml");
   CHECK(describe_all(c.problems) ==
         "config f.toml: line 1: bogus: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
-        "runtime, nvml); line 3: policy.on-error: 'no' is not one of allow, refuse: the default (allow) is used");
+        "runtime, nvml, systemd); line 3: policy.on-error: 'no' is not one of allow, refuse: the default (allow) is used");
 }

@@ -1,0 +1,44 @@
+// The NRI plugin's connection state, which the plugin (gpu-numa-nri) writes and `check` reads: a
+// plugin that is not connected means containerd starts GPU containers without our hook (NRI is
+// fail-open), so that must show in check and its metrics. Pure: the file's format and the verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gnh {
+
+constexpr const char* kNriStatePath = "/run/gpu-numa-hook/nri-state.json";
+// The plugin rewrites its state this often; a file older than kNriStaleSeconds was left by a
+// plugin that is gone (killed, its node rebooted into a fresh /run is handled by absence).
+constexpr int kNriHeartbeatSeconds = 10;
+constexpr int kNriStaleSeconds = 3 * kNriHeartbeatSeconds;
+
+struct NriPluginState {
+  bool connected = false;
+  long pid = 0;
+  std::string pid_namespace;  // readlink /proc/self/ns/pid ("pid:[4026531836]")
+  std::string mode;           // "external" or "pre-registered"
+  std::string socket;         // the socket dialled ("" in pre-registered mode)
+  std::string runtime;        // "containerd v2.1.9", once configured
+  std::string since;          // UTC time of the last change of `connected`
+  long long heartbeat = 0;    // unix seconds of the last write
+  std::string last_error;     // why the last connection ended or failed ("" none)
+};
+
+std::string format_nri_state(const NriPluginState& s);
+// nullopt when the text is not such a file (then check says so).
+std::optional<NriPluginState> parse_nri_state(std::string_view text);
+
+// What check knows about the plugin's process, beside the file.
+struct NriPluginLiveness {
+  bool same_pid_namespace = false;  // check runs in the plugin's pid namespace: pid_alive is meaningful
+  bool pid_alive = false;
+  long long now = 0;                // unix seconds
+};
+
+// nullopt when connected; else one line for check ("NRI plugin not connected: ...").
+std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>& state, const NriPluginLiveness& live);
+
+}  // namespace gnh

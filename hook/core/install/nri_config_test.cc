@@ -1,0 +1,42 @@
+#include "install/nri_config.h"
+
+#include <doctest/doctest.h>
+
+#include "base/error.h"
+#include "install/toml_text.h"
+
+using namespace gnh;
+
+TEST_CASE("nri install: is NRI on with this containerd config") {
+  CHECK(containerd_nri_enabled("", "f", 2));        // 2.x: on by default
+  CHECK_FALSE(containerd_nri_enabled("", "f", 1));  // 1.7: off by default
+  CHECK_FALSE(containerd_nri_enabled("", "f", 0));  // unknown: the cautious answer
+  const char* off = "version = 2\n[plugins.\"io.containerd.nri.v1.nri\"]\n  disable = true\n";
+  const char* on = "version = 2\n[plugins.\"io.containerd.nri.v1.nri\"]\n  disable = false\n";
+  CHECK_FALSE(containerd_nri_enabled(off, "f", 2));
+  CHECK(containerd_nri_enabled(on, "f", 1));
+  CHECK_THROWS_AS(containerd_nri_enabled("[[[", "f", 2), Error);
+}
+
+TEST_CASE("nri install: the drop-in keeps every key of the main file's NRI table, disable = false") {
+  const char* main =
+      "version = 2\n[plugins.\"io.containerd.nri.v1.nri\"]\n  disable = true\n  socket_path = \"/x/nri.sock\"\n"
+      "  plugin_request_timeout = \"2s\"\n";
+  toml::table t = parse_toml_file(containerd_nri_dropin(main, "f"), "dropin");
+  CHECK(t["version"].value<long long>() == 2);
+  CHECK(t["plugins"]["io.containerd.nri.v1.nri"]["disable"].value<bool>() == false);
+  CHECK(t["plugins"]["io.containerd.nri.v1.nri"]["socket_path"].value<std::string>() == "/x/nri.sock");
+  CHECK(t["plugins"]["io.containerd.nri.v1.nri"]["plugin_request_timeout"].value<std::string>() == "2s");
+  toml::table empty = parse_toml_file(containerd_nri_dropin("", "f"), "dropin");
+  CHECK(empty["plugins"]["io.containerd.nri.v1.nri"].as_table()->size() == 1);
+}
+
+TEST_CASE("nri install: CRI-O drop-in and the pre-registered plugin script") {
+  toml::table t = parse_toml_file(crio_nri_dropin(), "crio");
+  CHECK(t["crio"]["nri"]["enable_nri"].value<bool>() == true);
+  CHECK(nri_preregistered_script("/usr/bin/gpu-numa-nri", "/opt/it's/hook") ==
+        "#!/bin/sh\n"
+        "# gpu-numa-hook install --runtime nri --nri-pre-registered: the runtime starts this at its own start,\n"
+        "# with the NRI connection on the fd in NRI_PLUGIN_SOCKET.\n"
+        "exec '/usr/bin/gpu-numa-nri' --hook '/opt/it'\\''s/hook'\n");
+}

@@ -1,0 +1,80 @@
+// `gpu-numa-hook status`: "is this node protected?" Everything the host side read about the node
+// (StatusFacts), judged here (pure) into one verdict with a line per reason, and worded as text or
+// JSON (schema_version 1). The judgement: any reason the node is not protected -> exit 1; else
+// anything that could not be read -> exit 2 (cannot tell); else 0.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpu/memory_state.h"
+
+namespace gnh {
+
+// A program an engine runs for us (the shim, the hook, the runtime the shim runs next).
+struct BinaryFact {
+  std::string role;   // "shim", "hook", "next runtime", ...
+  std::string path;   // as the file names it (resolved through the fixed PATH when a bare name)
+  bool exists = false;
+  bool executable = false;
+};
+
+// One way an engine reaches us.
+struct EngineFact {
+  std::string engine;   // "docker", "containerd", "crio-runtime", "podman/crio (hooks.d)", "nvidia-legacy"
+  std::string how;      // "runtime gpu-numa", "hooks.d", "NVIDIA runtime hook (legacy mode)"
+  std::string file;     // where it is said
+  bool registered = false;
+  bool is_default = false;  // runtimes: the engine's default runtime (else containers ask for it)
+  std::string error;        // the file could not be read or parsed ("" = read)
+  std::vector<BinaryFact> binaries;
+};
+
+struct GpuFact {
+  std::string device;   // "/dev/nvidia3"
+  std::string bus_id;
+  std::optional<int> node;
+  GpuMemoryState state = GpuMemoryState::none;
+};
+
+struct StatusFacts {
+  std::vector<EngineFact> engines;   // only files that exist (registered or not)
+  // The NRI plugin, once there is one: "" = not installed.
+  std::string nri;
+  std::string config_path;
+  std::string config_error;          // "" = usable (config_problem in host/node_status_reader.h)
+  std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default
+  bool gpus_read = false;
+  std::string gpus_error;
+  std::vector<GpuFact> gpus;
+  bool cgroups_read = false;
+  std::string cgroups_error;
+  size_t cgroups_walked = 0;
+  std::vector<std::string> stale_cgroups;   // check's findings, top-down
+  std::vector<std::string> root_missing;    // online memory nodes the root cpuset lacks ("252")
+  std::string log_path;                     // "" = no log file configured
+  std::string log_error;
+  std::vector<std::string> refusals;        // the last action=refuse lines, oldest first
+  bool timer_unit_installed = false;
+  bool timer_enabled = false;
+};
+
+struct StatusVerdict {
+  std::vector<std::string> not_protected;  // one line each
+  std::vector<std::string> unknown;        // what could not be read, one line each
+  std::vector<std::string> notes;          // worth knowing, no effect on the verdict
+  int exit_code() const { return !not_protected.empty() ? 1 : !unknown.empty() ? 2 : 0; }
+  const char* word() const { return !not_protected.empty() ? "not protected" : !unknown.empty() ? "cannot tell" : "protected"; }
+};
+
+StatusVerdict judge_status(const StatusFacts& f);
+std::string status_text(const StatusFacts& f, const StatusVerdict& v);
+std::string status_json(const StatusFacts& f, const StatusVerdict& v);
+
+// The lines of a log file's tail that record a refusal (text `action=refuse`, JSON
+// "action":"refuse"), the last `keep` of them, oldest first. The first line is dropped when the
+// tail starts mid-line (`from_start` false).
+std::vector<std::string> refusal_lines(const std::string& tail, bool from_start, size_t keep);
+
+}  // namespace gnh

@@ -1,0 +1,148 @@
+// status's judgement and wording on hand-made facts; the registrations read from engines' texts.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "status/node_status.h"
+#include "status/registration.h"
+
+using namespace gnh;
+
+namespace {
+
+StatusFacts protected_node() {
+  StatusFacts f;
+  EngineFact docker{"docker", "runtime gpu-numa", "/etc/docker/daemon.json", true, true, "", {}};
+  docker.binaries.push_back({"shim", "/usr/bin/gpu-numa-runtime", true, true});
+  f.engines.push_back(docker);
+  f.config_path = "/etc/gpu-numa-hook/config.toml";
+  f.gpus_read = true;
+  f.gpus.push_back({"/dev/nvidia0", "0009:01:00.0", 1, GpuMemoryState::usable});
+  f.cgroups_read = true;
+  f.cgroups_walked = 12;
+  f.log_path = "/var/log/gpu-numa-hook.log";
+  f.timer_unit_installed = true;
+  f.timer_enabled = true;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("status: a registered default runtime, a valid config, usable GPU memory, no stale cgroup: protected") {
+  StatusFacts f = protected_node();
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 0);
+  CHECK(v.notes.empty());
+  std::string t = status_text(f, v);
+  CHECK(t.rfind("gpu-numa-hook status: protected\n", 0) == 0);
+  CHECK(t.find("  docker: runtime gpu-numa, the default, in /etc/docker/daemon.json\n    shim /usr/bin/gpu-numa-runtime: ok\n") !=
+        std::string::npos);
+  CHECK(t.find("  nri: not installed\n") != std::string::npos);
+  auto j = nlohmann::json::parse(status_json(f, v));
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["verdict"] == "protected");
+  CHECK(j["nri"]["installed"] == false);
+  CHECK(j["engines"][0]["default"] == true);
+}
+
+TEST_CASE("status: each reason not to be protected is its own line, exit 1") {
+  StatusFacts f = protected_node();
+  f.engines[0].binaries[0].exists = false;
+  f.config_error = "line 3: unknown key bogus";
+  f.gpus.push_back({"/dev/nvidia1", "0019:01:00.0", 9, GpuMemoryState::offline});
+  f.stale_cgroups = {"/docker", "/docker/abc"};
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  REQUIRE(v.not_protected.size() == 4);
+  CHECK(v.not_protected[0].rfind("docker: the shim /usr/bin/gpu-numa-runtime named by /etc/docker/daemon.json does not exist", 0) == 0);
+  CHECK(v.not_protected[1].rfind("config /etc/gpu-numa-hook/config.toml: line 3: unknown key bogus", 0) == 0);
+  CHECK(v.not_protected[2].rfind("GPU /dev/nvidia1 (0019:01:00.0): memory node 9 is offline", 0) == 0);
+  CHECK(v.not_protected[3].rfind("2 cgroup(s) lack memory nodes their parents have (first: /docker)", 0) == 0);
+  CHECK(status_text(f, v).find("\nnot protected: 2 cgroup(s)") != std::string::npos);
+  CHECK(nlohmann::json::parse(status_json(f, v))["verdict"] == "not_protected");
+}
+
+TEST_CASE("status: nothing registered is not protected, unreadable facts alone are cannot tell (exit 2)") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  CHECK(v.not_protected.at(0).rfind("no container engine runs gpu-numa-hook", 0) == 0);
+  StatusFacts g = protected_node();
+  g.cgroups_read = false;
+  g.cgroups_error = "no cpuset hierarchy mounted";
+  StatusVerdict w = judge_status(g);
+  CHECK(w.exit_code() == 2);
+  CHECK(std::string(w.word()) == "cannot tell");
+  CHECK(w.unknown == std::vector<std::string>{"cgroups: no cpuset hierarchy mounted"});
+}
+
+TEST_CASE("status: a runtime that is not the default, a disabled timer, a Grace GPU not yet initialized are notes") {
+  StatusFacts f = protected_node();
+  f.engines[0].is_default = false;
+  f.timer_enabled = false;
+  f.gpus[0].state = GpuMemoryState::not_initialized;
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 0);
+  CHECK(v.notes.size() == 3);
+  CHECK(status_text(f, v).find("runtime gpu-numa, not the default, in") != std::string::npos);
+}
+
+TEST_CASE("status: refusals from a log tail, text and JSON lines, a forged one in a quoted value ignored") {
+  const std::string tail =
+      "ial line action=refuse \n"
+      "2026-11-21T04:30:00.000001Z info gpu-numa-hook[1] container=a stage=prestart action=allow gpus=- msg=\"ok\"\n"
+      "2026-11-21T04:30:01.000001Z error gpu-numa-hook[2] container=b stage=prestart action=refuse gpus=/dev/nvidia0 msg=\"node 1 offline\"\n"
+      "2026-11-21T04:30:02.000001Z info gpu-numa-hook[3] container=\"x action=refuse y\" stage=prestart action=allow msg=\"action=refuse\"\n"
+      "{\"ts\":\"t\",\"container\":\"c\",\"action\":\"refuse\",\"msg\":\"m\"}\n"
+      "{\"ts\":\"t\",\"container\":\"d\",\"action\":\"allow\",\"msg\":\"\\\"action\\\":\\\"refuse\\\"\"}\n"
+      "2026-11-21T04:30:03.000001Z error gpu-numa-hook[4] container=e stage=prestart action=refuse msg=\"x\"";
+  auto all = refusal_lines(tail, false, 10);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].find("container=b ") != std::string::npos);
+  CHECK(all[1].find("\"container\":\"c\"") != std::string::npos);
+  CHECK(all[2].find("container=e ") != std::string::npos);
+  auto last = refusal_lines(tail, false, 1);
+  CHECK(last == std::vector<std::string>{all[2]});
+  CHECK(refusal_lines("a action=refuse b\n", true, 5).size() == 1);
+}
+
+TEST_CASE("registrations: docker's daemon.json, containerd and CRI-O TOML, hooks.d, nvidia-legacy") {
+  auto d = docker_registration(R"({"default-runtime":"gpu-numa","runtimes":{"gpu-numa":{"path":"/usr/bin/gpu-numa-runtime"}}})", "dj");
+  REQUIRE(d);
+  CHECK(d->binary == "/usr/bin/gpu-numa-runtime");
+  CHECK(d->is_default);
+  CHECK_FALSE(docker_registration(R"({"runtimes":{"nvidia":{"path":"x"}}})", "dj"));
+  CHECK_THROWS_WITH_AS(docker_registration("{", "/etc/docker/daemon.json"), doctest::Contains("/etc/docker/daemon.json: cannot parse"), Error);
+  auto c = toml_runtime_registration(R"(version = 2
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "gpu-numa"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gpu-numa]
+  runtime_type = "io.containerd.runc.v2"
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gpu-numa.options]
+  BinaryName = "/usr/bin/gpu-numa-runtime"
+)", "c");
+  REQUIRE(c);
+  CHECK(c->binary == "/usr/bin/gpu-numa-runtime");
+  CHECK(c->is_default);
+  auto crio = toml_runtime_registration("[crio.runtime.runtimes.gpu-numa]\nruntime_path = \"/opt/gpu-numa-runtime\"\n", "x");
+  REQUIRE(crio);
+  CHECK(crio->binary == "/opt/gpu-numa-runtime");
+  CHECK_FALSE(crio->is_default);
+  CHECK_FALSE(toml_runtime_registration("[crio.runtime.runtimes.runc]\n", "x"));
+  auto h = hooks_d_registration(R"({"version":"1.0.0","hook":{"path":"/usr/bin/gpu-numa-hook","args":["gpu-numa-hook","prestart"]}})", "h");
+  REQUIRE(h);
+  CHECK(h->binary == "/usr/bin/gpu-numa-hook");
+  CHECK_FALSE(hooks_d_registration(R"({"hook":{"path":"/usr/bin/nvidia-container-toolkit"}})", "h"));
+  auto n = nvidia_legacy_registration("[nvidia-container-runtime-hook]\npath = \"/usr/bin/gpu-numa-hook\"\n", "n");
+  REQUIRE(n);
+  CHECK(n->binary == "/usr/bin/gpu-numa-hook");
+  CHECK_FALSE(nvidia_legacy_registration("[nvidia-container-runtime-hook]\npath = \"nvidia-container-runtime-hook\"\n", "n"));
+}
+
+TEST_CASE("status: a refusal line with invalid UTF-8 still makes valid JSON") {
+  StatusFacts f = protected_node();
+  f.refusals = {"2026-11-21T04:30:01Z error gpu-numa-hook[2] container=\xff\xfe action=refuse msg=\"x\""};
+  auto j = nlohmann::json::parse(status_json(f, judge_status(f)));
+  CHECK(j["refusals"]["lines"].size() == 1);
+}

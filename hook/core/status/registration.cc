@@ -1,0 +1,96 @@
+#include "status/registration.h"
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "base/error.h"
+
+namespace gnh {
+
+namespace {
+
+constexpr const char* kOurRuntime = "gpu-numa";
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+toml::table parse_toml(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    fail(file + ": cannot parse: " + std::string(e.description()) + " (line " +
+         std::to_string(e.source().begin.line) + ")");
+  }
+}
+
+nlohmann::json parse_json(std::string_view text, const std::string& file) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail(file + ": cannot parse: " + e.what());
+  }
+}
+
+// Walks every table: our runtime under any `runtimes` table, and a default naming it.
+void walk(const toml::table& t, std::optional<RegistrationEntry>* found, bool* is_default) {
+  for (const auto& [key, node] : t) {
+    if ((key.str() == "default_runtime_name" || key.str() == "default_runtime") && node.value_or(std::string()) == kOurRuntime)
+      *is_default = true;
+    const toml::table* sub = node.as_table();
+    if (!sub) continue;
+    if (key.str() == "runtimes") {
+      if (const toml::table* ours = (*sub)[kOurRuntime].as_table()) {
+        RegistrationEntry e;
+        e.binary = (*ours)["options"]["BinaryName"].value_or((*ours)["runtime_path"].value_or(std::string()));
+        *found = e;
+      }
+    }
+    walk(*sub, found, is_default);
+  }
+}
+
+}  // namespace
+
+std::optional<RegistrationEntry> docker_registration(std::string_view text, const std::string& file) {
+  nlohmann::json j = parse_json(text, file);
+  if (!j.is_object()) fail(file + ": cannot parse: not a JSON object");
+  auto rt = j.find("runtimes");
+  if (rt == j.end() || !rt->is_object() || !rt->contains(kOurRuntime)) return std::nullopt;
+  RegistrationEntry e;
+  const auto& ours = (*rt)[kOurRuntime];
+  if (ours.is_object() && ours.contains("path") && ours["path"].is_string()) e.binary = ours["path"].get<std::string>();
+  auto d = j.find("default-runtime");
+  e.is_default = d != j.end() && d->is_string() && d->get<std::string>() == kOurRuntime;
+  return e;
+}
+
+std::optional<RegistrationEntry> toml_runtime_registration(std::string_view text, const std::string& file) {
+  toml::table t = parse_toml(text, file);
+  std::optional<RegistrationEntry> found;
+  bool is_default = false;
+  walk(t, &found, &is_default);
+  if (found) found->is_default = is_default;
+  return found;
+}
+
+std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, const std::string& file) {
+  nlohmann::json j = parse_json(text, file);
+  if (!j.is_object() || !j.contains("hook") || !j["hook"].is_object()) return std::nullopt;
+  const auto& h = j["hook"];
+  std::string path = h.value("path", std::string());
+  bool ours = ends_with(path, "gpu-numa-hook");
+  if (h.contains("args") && h["args"].is_array() && !h["args"].empty() && h["args"][0].is_string())
+    ours = ours || h["args"][0].get<std::string>() == "gpu-numa-hook";
+  if (!ours) return std::nullopt;
+  return RegistrationEntry{path, false};
+}
+
+std::optional<RegistrationEntry> nvidia_legacy_registration(std::string_view text, const std::string& file) {
+  toml::table t = parse_toml(text, file);
+  std::string path = t["nvidia-container-runtime-hook"]["path"].value_or(std::string());
+  if (!ends_with(path, "gpu-numa-hook")) return std::nullopt;
+  return RegistrationEntry{path, false};
+}
+
+}  // namespace gnh

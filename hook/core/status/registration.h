@@ -1,0 +1,30 @@
+// What an engine's file says about our registration, read from its text: the runtime shim in
+// Docker's daemon.json, containerd's and CRI-O's TOML; the hook in an oci-hooks(5) file and in
+// nvidia-container-runtime's config.toml (legacy mode). Pure: `status` reads the files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gnh {
+
+struct RegistrationEntry {
+  std::string binary;        // the program the engine runs: the shim (runtimes) or the hook
+  bool is_default = false;   // runtimes: gpu-numa is the engine's default runtime
+};
+
+// Each returns nullopt when the text does not register us, and throws gnh::Error naming the file
+// when it does not parse.
+std::optional<RegistrationEntry> docker_registration(std::string_view text, const std::string& file);
+// containerd (runtimes.gpu-numa.options.BinaryName, default_runtime_name) and CRI-O
+// (crio.runtime.runtimes.gpu-numa.runtime_path, default_runtime): any table named gpu-numa under
+// a `runtimes` table, wherever the version puts it.
+std::optional<RegistrationEntry> toml_runtime_registration(std::string_view text, const std::string& file);
+// An oci-hooks(5) JSON file: its hook.path when its args run us (gpu-numa-hook prestart).
+std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, const std::string& file);
+// nvidia-container-runtime's config.toml: [nvidia-container-runtime-hook] path when it names a
+// gpu-numa-hook binary (install --runtime nvidia-legacy).
+std::optional<RegistrationEntry> nvidia_legacy_registration(std::string_view text, const std::string& file);
+
+}  // namespace gnh

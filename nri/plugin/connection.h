@@ -1,0 +1,35 @@
+// One NRI connection on a socket, to its end: register, then answer the runtime's calls until the
+// runtime closes it, asks us to shut down, breaks the protocol or stops answering. Every limit is
+// a timeout or a size: a peer can neither hang the plugin nor make it grow.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "plugin/session.h"
+
+namespace gnh::nri {
+
+struct ConnectionLimits {
+  int configure_timeout_ms = 10000;  // RegisterPlugin sent, no Configure yet (the runtime waits 5 s)
+  int mid_frame_timeout_ms = 5000;   // part of a frame arrived, the rest does not
+  int write_timeout_ms = 5000;       // the runtime does not read our answer
+};
+
+struct ConnectionEnd {
+  bool was_configured = false;
+  bool shutdown = false;  // the runtime asked us to stop (Shutdown)
+  std::string why;        // one line for the log
+};
+
+// Dial a unix socket; -1 with *error on failure.
+int dial_unix(const std::string& path, std::string* error);
+
+// Runs the connection on `fd` (closed on return). `on_configured` is called once Configure has been
+// answered. `stop` ends it early (SIGTERM).
+ConnectionEnd run_connection(int fd, Session& session, const std::string& name, const std::string& idx,
+                             const ConnectionLimits& limits, const std::function<void()>& on_configured,
+                             const std::atomic<bool>& stop);
+
+}  // namespace gnh::nri

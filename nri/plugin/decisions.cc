@@ -1,0 +1,51 @@
+#include "plugin/decisions.h"
+
+#include "gpu/gpu_request.h"
+
+namespace gnh::nri {
+
+oci::Spec spec_of(const api::Container& c) {
+  oci::Spec s;
+  s.env.assign(c.env().begin(), c.env().end());
+  for (const auto& m : c.mounts()) s.mounts.push_back({m.destination(), m.source()});
+  for (const auto& [k, v] : c.annotations()) s.annotations.emplace(k, v);
+  if (c.has_linux()) {
+    for (const auto& d : c.linux().devices()) s.devices.push_back({d.path(), d.type(), d.major(), d.minor()});
+    s.cgroups_path = c.linux().cgroups_path();
+    if (c.linux().has_resources() && c.linux().resources().has_cpu() && !c.linux().resources().cpu().mems().empty())
+      s.cpuset_mems = c.linux().resources().cpu().mems();
+  }
+  return s;
+}
+
+std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const HookSettings& hook) {
+  if (!may_request_gpus(spec_of(c))) return std::nullopt;
+  if (c.has_hooks())
+    for (const auto& h : c.hooks().create_runtime())
+      if (h.path() == hook.path) return std::nullopt;  // already there (another plugin, a restart)
+  api::ContainerAdjustment adj;
+  api::Hook* h = adj.mutable_hooks()->add_create_runtime();
+  h->set_path(hook.path);
+  h->add_args("gpu-numa-hook");
+  for (const auto& a : hook.extra_args) h->add_args(a);
+  h->add_args("createRuntime");
+  // The hook needs no environment of the container's; PATH only, for nothing it runs by name.
+  h->add_env("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+  h->mutable_timeout()->set_value(hook.timeout_s);
+  return adj;
+}
+
+std::optional<api::ContainerUpdate> widen_update(const std::string& container_id, const api::LinuxResources& requested,
+                                                 const NodeSet& current, const NodeSet& gpu_nodes, MemsUpdate* mems) {
+  *mems = {};
+  if (!requested.has_cpu() || requested.cpu().mems().empty()) return std::nullopt;
+  *mems = widen_mems_value(requested.cpu().mems(), current, gpu_nodes);
+  if (mems->kept.empty()) return std::nullopt;
+  api::ContainerUpdate u;
+  u.set_container_id(container_id);
+  // Only cpu.mems: NRI gives each field one owner, and we claim no other.
+  u.mutable_linux()->mutable_resources()->mutable_cpu()->set_mems(mems->widened);
+  return u;
+}
+
+}  // namespace gnh::nri

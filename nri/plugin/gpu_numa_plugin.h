@@ -1,0 +1,38 @@
+// The plugin's PluginHandler: the pure decisions (decisions.h) fed with what the host says (the
+// driver's GPUs, the container's cgroup), every decision written to the event log.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "config/config.h"
+#include "host/event_log.h"
+#include "plugin/decisions.h"
+#include "plugin/session.h"
+#include "report/log_record.h"
+
+namespace gnh::nri {
+
+class GpuNumaPlugin : public PluginHandler {
+ public:
+  // `log` receives every record (the event log, and stderr for `kubectl logs`).
+  GpuNumaPlugin(Config cfg, HookSettings hook, std::function<void(const LogRecord&)> log)
+      : cfg_(std::move(cfg)), hook_(std::move(hook)), log_(std::move(log)) {}
+
+  void configured(const api::ConfigureRequest& req) override;
+  api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) override;
+  api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) override;
+  void call_failed(const std::string& what) override;
+
+  // Time spent in the last CreateContainer/UpdateContainer, for the benchmark's per-event figure.
+  long long last_event_us() const { return last_us_; }
+
+ private:
+  void write(LogRecord r) const;
+  Config cfg_;
+  HookSettings hook_;
+  std::function<void(const LogRecord&)> log_;
+  long long last_us_ = 0;
+};
+
+}  // namespace gnh::nri

@@ -1,0 +1,208 @@
+// gpu-numa-nri: the NRI plugin. Connects to containerd's (or CRI-O's) NRI socket, or uses the
+// connection the runtime handed it when the runtime started it from /opt/nri/plugins; adds the
+// gpu-numa-hook at createRuntime to every container that may get GPUs; keeps GPU memory nodes in
+// cpuset.mems updates. Reconnects with backoff and records its connection state for `check`.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <google/protobuf/stubs/common.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "base/error.h"
+#include "check/nri_plugin_state.h"
+#include "host/atomic_file.h"
+#include "host/config_loader.h"
+#include "host/event_log.h"
+#include "plugin/connection.h"
+#include "plugin/gpu_numa_plugin.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_signal(int) { g_stop = true; }
+
+long long unix_now() {
+  using namespace std::chrono;
+  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string pid_namespace() {
+  char buf[128];
+  ssize_t n = ::readlink("/proc/self/ns/pid", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+// The state file, rewritten on every change and every kNriHeartbeatSeconds.
+class StateFile {
+ public:
+  StateFile(std::string path, gnh::NriPluginState s) : path_(std::move(path)), s_(std::move(s)) {}
+  void set(bool connected, const std::string& runtime, const std::string& error) {
+    std::lock_guard<std::mutex> l(m_);
+    if (connected != s_.connected || s_.since.empty()) s_.since = gnh::utc_timestamp_now();
+    s_.connected = connected;
+    s_.runtime = runtime;
+    s_.last_error = error;
+    write_locked();
+  }
+  void heartbeat() {
+    std::lock_guard<std::mutex> l(m_);
+    write_locked();
+  }
+
+ private:
+  void write_locked() {
+    s_.heartbeat = unix_now();
+    try {
+      std::string dir = path_.substr(0, path_.rfind('/'));
+      if (!dir.empty()) ::mkdir(dir.c_str(), 0755);
+      gnh::write_file_atomically(path_, gnh::format_nri_state(s_), 0644, gnh::Durability::replaced);
+    } catch (const gnh::Error& e) {
+      std::fprintf(stderr, "gpu-numa-nri: cannot write the state file: %s\n", e.what());
+    }
+  }
+  std::string path_;
+  gnh::NriPluginState s_;
+  std::mutex m_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string socket_path = "/var/run/nri/nri.sock";
+  std::string name = "gpu-numa";
+  std::string idx = "10";
+  std::string config_path;
+  std::string state_path = gnh::kNriStatePath;
+  gnh::nri::HookSettings hook;
+  std::string hook_config;
+  CLI::App app{"gpu-numa-nri: the NRI plugin of gpu-numa-hook (adds the hook to GPU containers, keeps GPU "
+               "memory nodes in cpuset.mems updates)"};
+  app.add_option("--socket", socket_path, "NRI socket to connect to (external mode)");
+  app.add_option("--name", name, "plugin name to register");
+  app.add_option("--idx", idx, "plugin index to register (two digits: the order among plugins)");
+  app.add_option("--config", config_path, "our configuration file (its [log] section is used)");
+  app.add_option("--hook", hook.path, "host path of gpu-numa-hook that runc runs at createRuntime");
+  app.add_option("--hook-config", hook_config, "configuration file the injected hook is given (--config)");
+  app.add_option("--hook-timeout", hook.timeout_s, "the injected hook's timeout in seconds")->check(CLI::Range(1, 120));
+  app.add_option("--state-file", state_path, "where the connection state is written for `check`");
+  bool version = false;
+  app.add_flag("--version", version, "print the version");
+  CLI11_PARSE(app, argc, argv);
+  if (version) {
+    std::printf("gpu-numa-nri %s\n", GNH_VERSION);
+    return 0;
+  }
+  if (!hook_config.empty()) hook.extra_args = {"--config", hook_config};
+  // Pre-registered: the runtime started us with the connection on an fd and our name and index.
+  int preset_fd = -1;
+  if (const char* fd = std::getenv("NRI_PLUGIN_SOCKET")) {
+    preset_fd = std::atoi(fd);
+    if (const char* n = std::getenv("NRI_PLUGIN_NAME")) name = n;
+    if (const char* i = std::getenv("NRI_PLUGIN_IDX")) idx = i;
+  }
+  if (idx.size() != 2 || !std::isdigit(static_cast<unsigned char>(idx[0])) ||
+      !std::isdigit(static_cast<unsigned char>(idx[1]))) {
+    std::fprintf(stderr, "gpu-numa-nri: --idx '%s' is not two digits (00-99)\n", idx.c_str());
+    return 2;
+  }
+
+  gnh::Config cfg;
+  try {
+    cfg = gnh::load_config(gnh::HostFs("/"), config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
+  } catch (const gnh::Error& e) {
+    std::fprintf(stderr, "gpu-numa-nri: %s\n", e.what());
+    return 2;
+  }
+  gnh::EventLog event_log(cfg.log, gnh::HostFs("/"));
+  auto log = [&](const gnh::LogRecord& r) {
+    event_log.write(r);
+    std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
+  };
+  auto conn_log = [&](const char* level, const char* action, const std::string& msg) {
+    gnh::LogRecord r;
+    r.program = "gpu-numa-nri";
+    r.level = level;
+    r.stage = "nri-connect";
+    r.action = action;
+    r.msg = msg;
+    log(r);
+  };
+
+  // A payload that does not parse is answered and logged by us, in one line; protobuf's own
+  // message for it (invalid UTF-8 in a string field) would be a second, unframed one on stderr.
+  google::protobuf::SetLogHandler(nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  gnh::NriPluginState initial;
+  initial.pid = long(::getpid());
+  initial.pid_namespace = pid_namespace();
+  initial.mode = preset_fd >= 0 ? "pre-registered" : "external";
+  initial.socket = preset_fd >= 0 ? "" : socket_path;
+  StateFile state(state_path, initial);
+  state.set(false, "", "starting");
+  std::mutex hb_m;
+  std::condition_variable hb_cv;
+  std::thread heartbeat([&] {
+    std::unique_lock<std::mutex> l(hb_m);
+    while (!g_stop) {
+      hb_cv.wait_for(l, std::chrono::seconds(gnh::kNriHeartbeatSeconds));
+      if (!g_stop) state.heartbeat();
+    }
+  });
+
+  gnh::nri::GpuNumaPlugin plugin(cfg, hook, log);
+  gnh::nri::ConnectionLimits limits;
+  int backoff_ms = 500;
+  std::string last_dial_error;
+  int exit_code = 0;
+  while (!g_stop) {
+    std::string error;
+    int fd = preset_fd >= 0 ? preset_fd : gnh::nri::dial_unix(socket_path, &error);
+    if (fd < 0) {
+      if (error != last_dial_error)
+        conn_log("warn", "retry", error + "; retrying with backoff (up to 10 s) until it answers");
+      last_dial_error = error;
+      state.set(false, "", error);
+      for (int waited = 0; waited < backoff_ms && !g_stop; waited += 100) ::usleep(100 * 1000);
+      backoff_ms = std::min(backoff_ms * 2, 10000);
+      continue;
+    }
+    last_dial_error.clear();
+    conn_log("info", "connecting",
+             (preset_fd >= 0 ? "connected on fd " + std::to_string(fd) + " (pre-registered)" : "connected to " + socket_path) +
+                 "; registering as " + idx + "-" + name);
+    gnh::nri::Session session(&plugin);
+    auto end = gnh::nri::run_connection(fd, session, name, idx, limits, [&] {
+      conn_log("info", "connected", "registered as " + idx + "-" + name + " with " + session.runtime() +
+                                         ": GPU containers get the hook at createRuntime");
+      state.set(true, session.runtime(), "");
+    }, g_stop);
+    state.set(false, "", end.why);
+    conn_log(g_stop ? "info" : "warn", "disconnected",
+             end.why + " (after " + std::to_string(session.calls_handled()) + " calls); " +
+                 (preset_fd >= 0 ? "exiting: the runtime starts a pre-registered plugin again"
+                                 : g_stop ? "exiting" : "reconnecting"));
+    if (preset_fd >= 0) break;  // the fd is gone; the runtime restarts us
+    if (end.was_configured) backoff_ms = 500;
+    for (int waited = 0; waited < backoff_ms && !g_stop; waited += 100) ::usleep(100 * 1000);
+    backoff_ms = std::min(backoff_ms * 2, 10000);
+  }
+  g_stop = true;
+  hb_cv.notify_all();
+  heartbeat.join();
+  state.set(false, "", "stopped");
+  return exit_code;
+}

@@ -1,0 +1,218 @@
+#include "plugin/session.h"
+
+#include <doctest/doctest.h>
+
+#include "ttrpc.pb.h"
+
+using namespace gnh::nri;
+
+namespace {
+
+struct Recorder : PluginHandler {
+  std::vector<std::string> calls;
+  std::vector<std::string> failures;
+  void configured(const api::ConfigureRequest& r) override { calls.push_back("configured " + r.runtime_name()); }
+  api::CreateContainerResponse create_container(const api::CreateContainerRequest& r) override {
+    calls.push_back("create " + r.container().id());
+    api::CreateContainerResponse resp;
+    resp.mutable_adjust()->mutable_hooks()->add_create_runtime()->set_path("/hook");
+    return resp;
+  }
+  api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& r) override {
+    calls.push_back("update " + r.container().id());
+    if (r.container().id() == "throws") throw std::runtime_error("boom");
+    return {};
+  }
+  void call_failed(const std::string& what) override { failures.push_back(what); }
+};
+
+std::string call(uint32_t stream, const std::string& method, const std::string& payload,
+                 const std::string& service = kPluginService) {
+  gnh::ttrpc::Request req;
+  req.set_service(service);
+  req.set_method(method);
+  req.set_payload(payload);
+  return encode_mux(kPluginServiceConn, encode_ttrpc_frame(stream, TtrpcType::request, 0, req.SerializeAsString()));
+}
+
+// The answers in `out`, decoded.
+std::vector<std::pair<uint32_t, gnh::ttrpc::Response>> answers(const std::string& out) {
+  MuxReader mux;
+  TtrpcFrameReader frames;
+  std::string error;
+  mux.feed(out);
+  std::vector<std::pair<uint32_t, gnh::ttrpc::Response>> got;
+  while (auto c = mux.next(&error)) {
+    REQUIRE(c->conn == kPluginServiceConn);
+    frames.feed(c->payload);
+    while (auto f = frames.next(&error)) {
+      REQUIRE(f->type == uint8_t(TtrpcType::response));
+      gnh::ttrpc::Response r;
+      REQUIRE(r.ParseFromString(f->data));
+      got.emplace_back(f->stream_id, r);
+    }
+  }
+  REQUIRE(error.empty());
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("session: RegisterPlugin goes on conn 2, stream 1, to the Runtime service") {
+  Recorder h;
+  Session s(&h);
+  std::string bytes = s.register_plugin("gpu-numa", "10");
+  MuxReader mux;
+  std::string error;
+  mux.feed(bytes);
+  auto c = mux.next(&error);
+  REQUIRE(c);
+  CHECK(c->conn == kRuntimeServiceConn);
+  TtrpcFrameReader fr;
+  fr.feed(c->payload);
+  auto f = fr.next(&error);
+  REQUIRE(f);
+  CHECK(f->stream_id == 1);
+  CHECK(f->type == 1);
+  gnh::ttrpc::Request req;
+  REQUIRE(req.ParseFromString(f->data));
+  CHECK(req.service() == "nri.pkg.api.v1alpha1.Runtime");
+  CHECK(req.method() == "RegisterPlugin");
+  api::RegisterPluginRequest reg;
+  REQUIRE(reg.ParseFromString(req.payload()));
+  CHECK(reg.plugin_name() == "gpu-numa");
+  CHECK(reg.plugin_idx() == "10");
+}
+
+TEST_CASE("session: registration answer, Configure subscribes CreateContainer and UpdateContainer, calls dispatched") {
+  Recorder h;
+  Session s(&h);
+  s.register_plugin("gpu-numa", "10");
+  std::string out, error;
+  gnh::ttrpc::Response ok;
+  ok.mutable_status();
+  REQUIRE(s.on_bytes(encode_mux(kRuntimeServiceConn, encode_ttrpc_frame(1, TtrpcType::response, 0, ok.SerializeAsString())),
+                     &out, &error));
+  CHECK(s.registered());
+  CHECK(out.empty());
+
+  api::ConfigureRequest cfg;
+  cfg.set_runtime_name("containerd");
+  cfg.set_runtime_version("v2.1.9");
+  api::CreateContainerRequest create;
+  create.mutable_container()->set_id("c1");
+  // Two calls in one read, the second split across two reads.
+  std::string second = call(3, "CreateContainer", create.SerializeAsString());
+  REQUIRE(s.on_bytes(call(1, "Configure", cfg.SerializeAsString()) + second.substr(0, 9), &out, &error));
+  CHECK(s.configured());
+  CHECK(s.runtime() == "containerd v2.1.9");
+  CHECK(s.pending() > 0);
+  REQUIRE(s.on_bytes(second.substr(9), &out, &error));
+  CHECK(s.pending() == 0);
+  auto got = answers(out);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].first == 1);
+  CHECK(got[0].second.status().code() == 0);
+  api::ConfigureResponse cr;
+  REQUIRE(cr.ParseFromString(got[0].second.payload()));
+  CHECK(cr.events() == (8 | 128));
+  api::CreateContainerResponse ccr;
+  REQUIRE(ccr.ParseFromString(got[1].second.payload()));
+  CHECK(ccr.adjust().hooks().create_runtime(0).path() == "/hook");
+  CHECK(h.calls == std::vector<std::string>{"configured containerd", "create c1"});
+}
+
+TEST_CASE("session: unknown methods and services get Unimplemented, the connection stays") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  REQUIRE(s.on_bytes(call(1, "UpdatePodSandbox", "") + call(3, "Configure", "", "nri.pkg.api.v1alpha1.Other"), &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].second.status().code() == kCodeUnimplemented);
+  CHECK(got[0].second.status().message() == "method UpdatePodSandbox is not implemented by this plugin");
+  CHECK(got[1].second.status().code() == kCodeUnimplemented);
+  CHECK(h.failures.size() == 2);
+}
+
+TEST_CASE("session: Synchronize, StateChange, StopContainer and Shutdown are answered") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  api::StateChangeEvent ev;
+  ev.set_event(api::START_CONTAINER);
+  REQUIRE(s.on_bytes(call(1, "Synchronize", "") + call(3, "StateChange", ev.SerializeAsString()) +
+                         call(5, "StopContainer", "") + call(7, "Shutdown", ""),
+                     &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 4);
+  for (auto& [id, r] : got) CHECK(r.status().code() == 0);
+  CHECK(s.shutdown_requested());
+}
+
+TEST_CASE("session: a payload that does not parse gets InvalidArgument, a handler's exception Internal") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  api::UpdateContainerRequest upd;
+  upd.mutable_container()->set_id("throws");
+  REQUIRE(s.on_bytes(call(1, "CreateContainer", "\xff\xff\xff") + call(3, "UpdateContainer", upd.SerializeAsString()),
+                     &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 2);
+  CHECK(got[0].second.status().code() == kCodeInvalidArgument);
+  CHECK(got[0].second.status().message() == "CreateContainerRequest payload does not parse");
+  CHECK(got[1].second.status().code() == kCodeInternal);
+  CHECK(got[1].second.status().message() == "boom");
+}
+
+TEST_CASE("session: protocol errors drop the connection with one line") {
+  Recorder h;
+  std::string out, error;
+  SUBCASE("a reused stream id") {
+    Session s(&h);
+    REQUIRE(s.on_bytes(call(3, "Synchronize", ""), &out, &error));
+    out.clear();
+    CHECK_FALSE(s.on_bytes(call(3, "Synchronize", ""), &out, &error));
+    CHECK(error == "ttrpc: request on stream 3 after stream 3 (stream ids must be odd and increasing)");
+  }
+  SUBCASE("an even stream id") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(call(2, "Synchronize", ""), &out, &error));
+  }
+  SUBCASE("an unknown frame type") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(encode_mux(kPluginServiceConn, encode_ttrpc_frame(1, TtrpcType(9), 0, "")), &out, &error));
+    CHECK(error == "ttrpc: frame of type 9 on stream 1 where only requests are expected");
+  }
+  SUBCASE("an envelope that does not parse") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(encode_mux(kPluginServiceConn, encode_ttrpc_frame(1, TtrpcType::request, 0, "\x0a\xff")), &out, &error));
+    CHECK(error == "ttrpc: request on stream 1 does not parse");
+  }
+  SUBCASE("a frame over the limit") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(encode_mux(kPluginServiceConn, std::string("\x01\x00\x00\x00\x00\x00\x00\x01\x01\x00", 10)), &out, &error));
+    CHECK(error == "ttrpc: frame announces 16777216 bytes, over the 4 MiB limit");
+  }
+  SUBCASE("an unknown multiplexed connection") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(encode_mux(7, "x"), &out, &error));
+    CHECK(error == "multiplexer: data for unknown connection 7");
+  }
+  SUBCASE("RegisterPlugin refused") {
+    Session s(&h);
+    s.register_plugin("gpu-numa", "10");
+    gnh::ttrpc::Response no;
+    no.mutable_status()->set_code(3);
+    no.mutable_status()->set_message("plugin index must be two digits");
+    CHECK_FALSE(s.on_bytes(encode_mux(kRuntimeServiceConn, encode_ttrpc_frame(1, TtrpcType::response, 0, no.SerializeAsString())),
+                           &out, &error));
+    CHECK(error == "the runtime refused RegisterPlugin: plugin index must be two digits");
+  }
+  SUBCASE("an answer we did not ask for") {
+    Session s(&h);
+    CHECK_FALSE(s.on_bytes(encode_mux(kRuntimeServiceConn, encode_ttrpc_frame(5, TtrpcType::response, 0, "")), &out, &error));
+  }
+  CHECK(out.empty());
+}

@@ -1,0 +1,41 @@
+// NRI's connection multiplexer (containerd/nri pkg/net/multiplex): one socket carries several
+// logical byte streams, each chunk framed by an 8-byte header (conn id u32 BE, length u32 BE).
+// Conn 1 carries the runtime's calls to the plugin, conn 2 the plugin's calls to the runtime; 0 is
+// reserved. A chunk is at most 10 + 4 MiB (one ttrpc frame); a ttrpc frame may span chunks and a
+// chunk may hold parts of two frames, so each conn is a byte stream of its own. Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gnh::nri {
+
+constexpr size_t kMuxHeaderSize = 8;
+constexpr uint32_t kMuxMaxPayload = 10 + (4u << 20);
+constexpr uint32_t kPluginServiceConn = 1;
+constexpr uint32_t kRuntimeServiceConn = 2;
+
+struct MuxChunk {
+  uint32_t conn = 0;
+  std::string payload;
+};
+
+// `bytes` for logical connection `conn`, split into chunks of at most kMuxMaxPayload.
+std::string encode_mux(uint32_t conn, std::string_view bytes);
+
+// Chunks from the socket's byte stream, bounded like TtrpcFrameReader: a length over the limit or
+// conn id 0 is an error at once; afterwards the reader is unusable.
+class MuxReader {
+ public:
+  void feed(std::string_view bytes) { buf_.append(bytes); }
+  std::optional<MuxChunk> next(std::string* error);
+  size_t pending() const { return buf_.size(); }
+
+ private:
+  std::string buf_;
+  bool broken_ = false;
+};
+
+}  // namespace gnh::nri

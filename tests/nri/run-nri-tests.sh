@@ -1,0 +1,305 @@
+#!/bin/bash
+# The NRI plugin (gpu-numa-nri) against the REAL containerd 2.1 (NRI on as shipped) or 1.7 (NRI
+# enabled in its config), driven over CRI as kubelet does (tests/engine/cri/cri_client.py): no
+# RuntimeClass, no shim, containerd's default runc; the plugin connects to containerd's NRI socket
+# and adds our hook at createRuntime to the containers that get GPUs. containerd comes from
+# Debian's trixie/sid (tests/nri/fetch-containerd.sh, cached), runs in a private mount namespace
+# with the fake driver and /etc overlay (tests/engine/lib.sh), own root/state/sockets, stopped by
+# pid. runc is Debian 12's behind a recorder that keeps what runc is handed (config.json at create,
+# the resources of an update: containerd 2.x hands `runc update` a file, 1.x stdin).
+# Usage: tests/nri/run-nri-tests.sh HOOK PLUGIN SUITE     SUITE: sid (containerd 2.1) | trixie (1.7)
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+ENGINE_DIR=$REPO/tests/engine
+. "$ENGINE_DIR/lib.sh"
+HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
+PLUGIN=$(abs "${2:-$REPO/build/gpu-numa-nri}")
+SUITE=${3:-sid}
+PY=/usr/bin/python3
+TALLY_NAME="nri ($SUITE)"
+cleanup() {
+    stop_pidfile "$TMP/plugin.pid"
+    engine_cleanup "gnh-nri-$RUNID"
+}
+if [ -z "${GNH_TMP:-}" ]; then
+    trap cleanup EXIT
+    need_tools runc jq unshare busybox "$PY"
+    "$PY" -c 'import grpc, grpc_tools' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools missing (tests/run-all.sh installs them)"; finish; }
+    [ -x "$HOOK" ] && [ -x "$PLUGIN" ] || { fail "binaries" "$HOOK or $PLUGIN missing"; finish; }
+    CTD_ROOT=$("$SCRIPT_DIR/fetch-containerd.sh" "$SUITE") || { fail "fetch containerd from $SUITE" "see above"; finish; }
+    echo "$CTD_ROOT" >"$TMP/ctd-root"
+    make_rootfs
+    make_driver online0 0 online
+    mkdir -p "$TMP/bin" "$TMP/rec"
+    cat >"$TMP/bin/runc-rec" <<PYW
+#!$PY
+# Records each call's argv, a create's config.json and an update's resources, then execs the real
+# runc. This host has one memory node: an update's cpu.mems is handed to runc intersected with the
+# host's memory nodes, so a value the plugin widened ("0-1") can be applied here ("0").
+import json, os, sys
+rec = "$TMP/rec"
+args = sys.argv[1:]
+n = len(os.listdir(rec))
+open(f"{rec}/{n:03d}.argv", "w").write("\\n".join(args) + "\\n")
+if "create" in args and "--bundle" in args:
+    open(f"{rec}/{n:03d}.config.json", "w").write(open(args[args.index("--bundle") + 1] + "/config.json").read())
+# containerd's runc shim writes "--resources=-" (2.1) or "--resources -"; a file path is read as well
+res_at = [i for i, a in enumerate(args) if a == "--resources" or a.startswith("--resources=")]
+if "update" in args and res_at:
+    i = res_at[0]
+    src = args[i].split("=", 1)[1] if "=" in args[i] else args[i + 1]
+    text = sys.stdin.read() if src == "-" else open(src).read()
+    open(f"{rec}/{n:03d}.update-form", "w").write(args[i] + ("" if "=" in args[i] else " " + args[i + 1]) + "\n")
+    open(f"{rec}/{n:03d}.update", "w").write(text)
+    res = json.loads(text)
+    def nodes(s):
+        out = set()
+        for part in filter(None, s.strip().split(",")):
+            a, _, b = part.partition("-")
+            out.update(range(int(a), int(b or a) + 1))
+        return out
+    mems = (res.get("cpu") or {}).get("mems")
+    if mems:
+        have = nodes(open("/sys/devices/system/node/has_memory").read())
+        res["cpu"]["mems"] = ",".join(str(x) for x in sorted(nodes(mems) & have))
+    path = f"{rec}/{n:03d}.applied"
+    open(path, "w").write(json.dumps(res))
+    if "=" in args[i]:
+        args[i] = "--resources=" + path
+    else:
+        args[i + 1] = path
+os.execvp("runc", ["runc"] + args)
+PYW
+    chmod 755 "$TMP/bin/runc-rec"
+    write_config nri
+    rerun_in_ns nri "/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri" "$SCRIPT_DIR/run-nri-tests.sh" "$HOOK" "$PLUGIN" "$SUITE"
+fi
+tmpfs_over gnh-nri /run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri
+
+# ---------------------------------------------------------------- inside the namespace
+CTD_ROOT=$(cat "$TMP/ctd-root")
+# This namespace's containerd is the fetched one, at the path a node has it: install asks
+# /usr/bin/containerd --version (a fixed search path, never $PATH), containerd finds its shim on PATH.
+for b in containerd containerd-shim-runc-v2 ctr; do
+    [ -e "/usr/bin/$b" ] && mount --bind "$CTD_ROOT/usr/bin/$b" "/usr/bin/$b"
+done
+export PATH="$CTD_ROOT/usr/bin:$PATH"
+LOG=$TMP/logs/nri.log
+CTD=$TMP/ctd
+SOCK=$CTD/containerd.sock
+NRI_SOCK=$TMP/nri.sock
+CGP=/gnh-nri-$RUNID
+CPUSET=$(cpuset_mount)
+mkdir -p "$CTD" "$TMP/dev" "$TMP/podlogs" "$TMP/cni/bin" "$TMP/cni/conf" "$TMP/gen"
+mknod "$TMP/dev/nvidia0" c 195 0
+set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia/gpus/$GPU_BUS/numa_status"; }
+cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
+# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching PATTERN (default 1), 30 s at most
+wait_for() {
+    local i
+    for i in $(seq 1 300); do
+        [ "$(grep -c -E -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# the config.json runc was handed for container ID
+config_of() {
+    local a
+    for a in "$TMP"/rec/*.argv; do
+        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
+    done
+}
+
+"$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
+    { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
+
+VERSION=$(containerd --version)
+IMG=docker.io/gnh/busybox:nri-$RUNID
+{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMG"
+  disable_apparmor = true
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$TMP/cni/bin"
+    conf_dir = "$TMP/cni/conf"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "native"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "$TMP/bin/runc-rec"
+[plugins."io.containerd.nri.v1.nri"]
+  socket_path = "$NRI_SOCK"
+  plugin_path = "$TMP/nri-plugins"
+  plugin_config_path = "$TMP/nri-conf"
+TOML
+# install --runtime nri: on 2.x nothing of containerd's changes; on 1.7 our drop-in turns NRI on
+# (keeping the main file's NRI keys: 1.x replaces a plugin's whole table with an imported one's)
+DUMP_NRI() { containerd --config "$CTD/config.toml" config dump 2>&1 | grep -A12 'io.containerd.nri.v1.nri' | grep -E '^ *(disable|socket_path) ' | one_line; }
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --dry-run 2>&1); RC=$?
+BEFORE=$(md5sum <"$CTD/config.toml")
+case $SUITE in
+    sid)
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^unchanged: $CTD/config.toml (NRI is on with containerd 2.1 " &&
+            [ ! -e "$CTD/conf.d" ] && [ "$(DUMP_NRI)" = "disable = false socket_path = '$NRI_SOCK'" ] &&
+            pass "install --runtime nri on containerd 2.1: nothing of containerd's changes (config dump: $(DUMP_NRI))" ||
+            fail "install --runtime nri (2.1)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
+    trixie)
+        [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] || fail "1.7 ships NRI off" "dump: $(DUMP_NRI)"
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^+disable = false$" && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
+            pass "install --runtime nri --dry-run on containerd 1.7: prints the drop-in, writes nothing" ||
+            fail "install --dry-run (1.7)" "rc $RC: $(echo "$OUT" | one_line)"
+        OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" 2>&1); RC=$?
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "restart containerd once to turn NRI on (containerd 1.7 " &&
+            [ "$(DUMP_NRI)" = "disable = false socket_path = \"$NRI_SOCK\"" ] &&
+            pass "install --runtime nri on containerd 1.7: our drop-in turns NRI on, socket_path kept (config dump: $(DUMP_NRI)); says one restart" ||
+            fail "install --runtime nri (1.7)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
+esac
+
+start_containerd
+VER=""
+for i in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && break; sleep 0.2; done
+case "$VER" in
+    containerd\ *\ v1) pass "real $VERSION: its CRI server answers runtime.v1 Version: $VER" ;;
+    *) fail "CRI server up ($VERSION)" "Version: '$VER'; containerd log: $(grep -i -E 'error|fatal' "$TMP/containerd.log" | tail -3 | one_line)"; finish ;;
+esac
+[ -S "$NRI_SOCK" ] && pass "NRI is on: containerd listens on its NRI socket" ||
+    { fail "NRI socket" "no $NRI_SOCK; containerd log: $(grep -i nri "$TMP/containerd.log" | tail -3 | one_line)"; finish; }
+
+start_plugin() {
+    "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/nri.toml" >>"$TMP/plugin.log" 2>&1 &
+    echo $! >"$TMP/plugin.pid"
+}
+start_plugin
+# 1. the plugin registers and containerd configures it
+if wait_for "$LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 10-gpu-numa with containerd"; then
+    pass "gpu-numa-nri registered and was configured: $(grep 'action=connected' "$LOG" | tail -1 | sed 's/.*msg=//')"
+else fail "plugin connects" "log: $(one_line <"$LOG") plugin: $(one_line <"$TMP/plugin.log") containerd: $(grep -i nri "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
+STATE=/run/gpu-numa-hook/nri-state.json
+[ "$(jq -r .connected "$STATE" 2>/dev/null)" = true ] && pass "the plugin's state file says connected ($(jq -r .runtime "$STATE"))" ||
+    fail "state file" "$(cat "$STATE" 2>&1 | one_line)"
+
+"$PY" "$ENGINE_DIR/cri/make_image.py" "$TMP/image.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
+    OUT=$(ctr -a "$SOCK" -n k8s.io images import --local --snapshotter native "$TMP/image.tar" 2>&1 ||
+          ctr -a "$SOCK" -n k8s.io images import --snapshotter native "$TMP/image.tar" 2>&1) ||
+    { fail "image import" "$(echo "$OUT" | one_line)"; finish; }
+
+# 2. the pod: the default runtime handler (no RuntimeClass), host network
+SB=$(cri run-sandbox gpu-pod uid-$RUNID "" "$CGP" "$TMP/podlogs"); RC=$?
+[ "$RC" = 0 ] && [ -n "$SB" ] && ! grep -q "container=$SB " "$LOG" &&
+    pass "RunPodSandbox with the default handler: the sandbox got no hook (NRI does not show sandboxes as containers)" ||
+    { fail "RunPodSandbox" "rc $RC $SB log: $(grep "container=$SB" "$LOG" | one_line) containerd: $(grep -i error "$TMP/containerd.log" | tail -3 | one_line)"; finish; }
+
+# 3. a GPU container (device 195:0): the plugin injects the hook, runc runs it, the hook allows
+C1=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cuda "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
+OUT=$(cri start "$C1"); RC2=$?
+CFG=$(config_of "$C1")
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "gpu-numa-nri\[[0-9]*\] container=$C1 stage=nri-create action=inject " "$LOG" &&
+    [ "$(jq -r '.hooks.createRuntime[0].path' "$CFG" 2>/dev/null)" = "$HOOK" ] &&
+    grep -q "gpu-numa-hook\[[0-9]*\] container=$C1 stage=createRuntime action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
+    [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>/dev/null)" = 0 ]; then
+    pass "GPU container: the plugin added $(jq -c '.hooks.createRuntime[0] | {path, args, timeout}' "$CFG") to runc's config.json; the hook ran at createRuntime and allowed it (required=0)"
+else fail "GPU container gets the hook" "create rc $RC ($C1) start rc $RC2 ($OUT) hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C1" "$LOG" | one_line)"; fi
+
+# 4. a container without GPUs: no adjustment, no hook in its config.json, no line
+C0=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" plain "$IMG" 'exec sleep 600'); RC=$?
+OUT=$(cri start "$C0"); RC2=$?
+CFG=$(config_of "$C0")
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ -n "$CFG" ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
+    ! grep -q "container=$C0 " "$LOG"; then
+    pass "container without GPUs: no createRuntime hook in runc's config.json, nothing logged"
+else fail "non-GPU container" "rc $RC/$RC2 ($OUT) cfg '$CFG' hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C0" "$LOG" | one_line)"; fi
+
+# 5. kubelet's Memory Manager drops the GPU's memory node: the plugin widens the update in NRI
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+OUT=$(cri update "$C1" 1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
+    grep -q "gpu-numa-nri\[[0-9]*\] container=$C1 stage=nri-update action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 mems-before=0 mems-after=0-1 .*update asked for cpuset.mems 1, which drops GPU memory node(s) 0" "$LOG" &&
+    [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems")" = 0 ]; then
+    pass "UpdateContainerResources cpuset_mems=1: the plugin widened it to 0-1 (runc update was handed $(cat "$TMP"/rec/*.update-form 2>/dev/null | head -1)), logged stage=nri-update action=patch; cpuset.mems still 0"
+else fail "update widened" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems") log: $(grep "stage=nri-update" "$LOG" | one_line)"; fi
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+n_before=$(grep -c "stage=nri-update" "$LOG")
+OUT=$(cri update "$C1" 0); RC=$?
+[ "$RC" = 0 ] && [ "$(jq -r .cpu.mems "$TMP"/rec/*.update 2>/dev/null)" = 0 ] && [ "$(grep -c "stage=nri-update" "$LOG")" = "$n_before" ] &&
+    pass "UpdateContainerResources cpuset_mems=0 (keeps the GPU node): passed on unchanged, nothing logged" ||
+    fail "update kept" "rc $RC ($OUT) runc got $(cat "$TMP"/rec/*.update 2>/dev/null | one_line)"
+
+# 6. the GPU memory node offline: the hook refuses; StartContainer's error carries our line
+set_status offline
+C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+OUT=$(cri start "$C2"); RC2=$?
+if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]*: .*gpu-numa-hook: container $C2: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet" &&
+    grep -q "container=$C2 stage=createRuntime action=refuse" "$LOG"; then
+    pass "GPU memory node offline: StartContainer failed with our line: $(echo "$OUT" | one_line | cut -c1-300)"
+else fail "refused start" "create rc $RC ($C2) start rc $RC2: $(echo "$OUT" | one_line) log: $(grep "container=$C2" "$LOG" | one_line)"; fi
+set_status online
+
+# 7. containerd restarted: the plugin sees the connection end, reconnects, and the next GPU container gets the hook
+n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+stop_pidfile "$TMP/containerd.pid"
+wait_for "$LOG" "stage=nri-connect action=disconnected" || fail "disconnect seen" "$(tail -3 "$LOG" | one_line)"
+start_containerd
+if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
+    C3=""
+    for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
+    C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" after-restart "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    OUT=$(cri start "$C3"); RC2=$?
+    [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C3 stage=createRuntime action=allow" "$LOG" &&
+        pass "containerd restarted: the plugin logged '$(grep 'action=disconnected' "$LOG" | tail -1 | sed 's/.*msg="//; s/"$//' | cut -c1-120)', reconnected, and the next GPU container got the hook" ||
+        fail "after restart" "create rc $RC ($C3) start $RC2 ($OUT) log: $(grep "container=$C3" "$LOG" | one_line)"
+else fail "reconnect after containerd restart" "log: $(grep nri-connect "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
+
+# 8. the plugin killed: check reports it (NRI fails open, so this must be visible)
+{ kill -9 "$(cat "$TMP/plugin.pid")"; wait "$(cat "$TMP/plugin.pid")"; } 2>/dev/null
+OUT=$("$HOOK" check 2>&1); RC=$?
+if echo "$OUT" | grep -q "NRI plugin not connected: .*gpu-numa-nri (pid $(cat "$TMP/plugin.pid")) is gone" && [ "$RC" = 1 ]; then
+    pass "plugin killed: check exits 1 with '$(echo "$OUT" | grep 'NRI plugin' | one_line | cut -c1-160)'"
+else fail "check after kill" "rc $RC: $(echo "$OUT" | one_line)"; fi
+"$HOOK" check --prometheus "$TMP/metrics.prom" >/dev/null 2>&1
+grep -q '^gpu_numa_hook_nri_plugin_connected 0$' "$TMP/metrics.prom" && pass "check --prometheus: gpu_numa_hook_nri_plugin_connected 0" ||
+    fail "prometheus" "$(grep -i nri "$TMP/metrics.prom" 2>&1 | one_line)"
+
+# 9. pre-registered mode: install puts 10-gpu-numa in containerd's plugin directory; containerd
+# starts it at its own start with the connection on an fd; it registers and injects the hook
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" \
+      --nri-plugin-path "$PLUGIN" --hook-path "$HOOK" 2>&1); RC=$?
+n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+stop_pidfile "$TMP/containerd.pid"
+start_containerd
+if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/10-gpu-numa" ] && wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
+    grep -q "action=connecting .*connected on fd [0-9]* (pre-registered); registering as 10-gpu-numa" "$LOG"; then
+    for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
+    C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    OUT=$(cri start "$C4"); RC2=$?
+    [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C4 stage=nri-create action=inject" "$LOG" &&
+        grep -q "container=$C4 stage=createRuntime action=allow" "$LOG" &&
+        pass "pre-registered: containerd started $TMP/nri-plugins/10-gpu-numa itself (connection on an fd), the next GPU container got the hook" ||
+        fail "pre-registered GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C4" "$LOG" | one_line)"
+else fail "pre-registered plugin" "install rc $RC: $(echo "$OUT" | one_line) log: $(grep nri-connect "$LOG" | tail -2 | one_line) containerd: $(grep -i 'plugin' "$TMP/containerd.log" | grep -i nri | tail -3 | one_line)"; fi
+
+# install --uninstall: what install added goes, the NRI table is as before
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" --uninstall 2>&1); RC=$?
+if [ "$SUITE" = trixie ]; then
+    [ "$RC" = 0 ] && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] && [ ! -e "$CTD/conf.d/99-zz-gpu-numa-nri.toml" ] &&
+        [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] && [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] &&
+        pass "install --runtime nri --nri-pre-registered --uninstall (1.7): drop-in, import and 10-gpu-numa gone, config.toml as before, NRI off again" ||
+        fail "uninstall (1.7)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)"
+else
+    [ "$RC" = 0 ] && echo "$OUT" | grep -q "^removed: $TMP/nri-plugins/10-gpu-numa" && [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] &&
+        [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
+        pass "install --runtime nri --nri-pre-registered --uninstall (2.1): 10-gpu-numa removed, containerd's config untouched" ||
+        fail "uninstall (2.1)" "rc $RC: $(echo "$OUT" | one_line)"
+fi
+
+# teardown
+for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
+cri stop-sandbox "$SB" >/dev/null; cri remove-sandbox "$SB" >/dev/null
+finish

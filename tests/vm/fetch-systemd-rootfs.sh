@@ -1,0 +1,48 @@
+#!/bin/bash
+# The Debian 12 root file system the systemd VM test boots (systemd 252 as PID 1, runc 1.1.5), built
+# with mmdebstrap from Debian's packages, once, into a cache keyed by the package list and suite:
+# a new list builds a new tarball beside the old one.
+#
+#   tests/vm/fetch-systemd-rootfs.sh        prints the tarball's path
+#
+# Environment: VM_PARTS_DIR (default /var/cache/gpu-numa-hook-vm), VM_DEBIAN_MIRROR (default: the
+# URI the system's apt sources name for bookworm, else http://deb.debian.org/debian).
+# Needs: mmdebstrap (root). Mirror hiccups ("File has unexpected size" mid-sync) are retried.
+set -euo pipefail
+
+suite=bookworm
+# minbase plus what the scenario needs: systemd as init, the system bus runc talks to, runc, a shell
+# toolbox for the container and the scenario. Nothing else boots.
+include=systemd,systemd-sysv,dbus,runc,busybox-static,kmod
+key=$(printf '%s %s v1' "$suite" "$include" | sha256sum | cut -c1-12)
+dir=${VM_PARTS_DIR:-/var/cache/gpu-numa-hook-vm}/systemd-rootfs
+tarball=$dir/rootfs-$suite-$key.tar
+if [ -s "$tarball" ]; then
+	echo "$tarball"
+	exit 0
+fi
+command -v mmdebstrap >/dev/null || { echo "fetch-systemd-rootfs: mmdebstrap not installed (apt-get install mmdebstrap)" >&2; exit 2; }
+
+mirror=${VM_DEBIAN_MIRROR:-}
+if [ -z "$mirror" ]; then
+	mirror=$(awk '/^URIs:/{u=$2} /^Suites:/ && / bookworm( |$)/{print u; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+	[ -n "$mirror" ] || mirror=$(awk '$1=="deb" && $3=="bookworm"{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+fi
+
+mkdir -p "$dir"
+# mmdebstrap picks its output format from the name: keep ".tar" at the end.
+tmp=$dir/.building-$$.tar
+trap 'rm -rf "$tmp"' EXIT
+for attempt in 1 2 3 4; do
+	if mmdebstrap --variant=minbase --include="$include" --quiet "$suite" "$tmp" "$mirror" >"$dir/mmdebstrap.log" 2>&1; then
+		mv "$tmp" "$tarball"
+		echo "$tarball"
+		exit 0
+	fi
+	echo "fetch-systemd-rootfs: mmdebstrap attempt $attempt failed (tail of $dir/mmdebstrap.log below); retrying" >&2
+	tail -3 "$dir/mmdebstrap.log" >&2
+	sleep $((attempt * 5))
+done
+echo "fetch-systemd-rootfs: mmdebstrap failed 4 times from $mirror; see $dir/mmdebstrap.log" >&2
+exit 2

@@ -1,0 +1,148 @@
+#!/bin/bash
+# VM test: a cpuset patch under the systemd cgroup driver survives systemd. Debian 12's systemd 252
+# boots as PID 1 (cgroup v2) in QEMU with two memory nodes; Debian's runc 1.1.5 runs containers with
+# --systemd-cgroup and explicit cpuset.mems "0" while their (fake) GPU's memory is node 1; the hook
+# patches them, then `systemctl daemon-reload` and friends run. With the hook's durable step
+# ([systemd] allowed-memory-nodes, the default) the node stays; without it, systemd takes it away.
+# Also: the runtime shim's `update` (runc sets the property itself) and `check` / `check --fix` of a
+# container that lost its node.
+#
+#   tests/vm/run-vm-systemd-test.sh [HOOK_BINARY [RUNTIME_SHIM]]   (default: <repo>/build/...)
+#
+# Needs root, qemu-system-x86, mmdebstrap (the root file system is built once from Debian's
+# packages and cached: fetch-systemd-rootfs.sh), e2fsprogs, jq, runc, a readable /boot kernel and
+# initrd. Environment: VM_TIMEOUT (default 480 s), VM_KEEP=1 keeps the work dir, VM_KERNEL.
+# Exit 0 only when every check passed; the last line is `N passed, M failed`.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+HOOK=${1:-$REPO/build/gpu-numa-hook}
+SHIM=${2:-$(dirname "$HOOK")/gpu-numa-runtime}
+VM_TIMEOUT=${VM_TIMEOUT:-480}
+T0=$(date +%s.%N)
+# shellcheck source-path=SCRIPTDIR source=vm-lib.sh
+. "$HERE/vm-lib.sh"
+VM_LOG_PREFIX=run-vm-systemd-test
+
+vm_require_tools
+for t in mkfs.ext4 tar; do command -v "$t" >/dev/null || vm_die "missing tool: $t (apt-get install e2fsprogs tar)"; done
+KERNEL=$(vm_kernel)
+INITRD=${VM_INITRD:-${KERNEL/vmlinuz/initrd.img}}
+[ -r "$INITRD" ] || vm_die "no readable initrd $INITRD (the Debian kernel's; update-initramfs -c -k $(basename "${KERNEL#*vmlinuz-}"))"
+[ -x "$HOOK" ] || vm_die "hook binary $HOOK not found or not executable"
+[ -x "$SHIM" ] || vm_die "runtime shim $SHIM not found or not executable"
+HOOK=$(readlink -f "$HOOK")
+SHIM=$(readlink -f "$SHIM")
+for b in "$HOOK" "$SHIM"; do
+	readelf -l "$b" | grep -q 'program interpreter' && vm_die "$b is dynamically linked; the guest gets it as a single file"
+done
+
+t=$(date +%s.%N)
+TARBALL=$(bash "$HERE/fetch-systemd-rootfs.sh") || vm_die "could not build the Debian root file system (mmdebstrap)"
+echo "run-vm-systemd-test: root file system $TARBALL ($(vm_elapsed "$t")s)"
+
+WORK=$(mktemp -d /tmp/gpu-numa-vmsystemd.XXXXXX)
+cleanup() { if [ "${VM_KEEP:-0}" = 1 ]; then echo "run-vm-systemd-test: kept $WORK"; else rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+ROOT=$WORK/root
+t=$(date +%s.%N)
+mkdir -p "$ROOT"
+tar -C "$ROOT" -xf "$TARBALL"
+
+# The programs under test and the scenario.
+install -m 755 "$HOOK" "$ROOT/usr/local/bin/gpu-numa-hook"
+install -m 755 "$SHIM" "$ROOT/usr/local/bin/gpu-numa-runtime"
+mkdir -p "$ROOT/opt/gnh/fixture" "$ROOT/etc/gpu-numa-hook"
+install -m 755 "$HERE/systemd-guest.sh" "$ROOT/opt/gnh/scenario.sh"
+cp "$HERE/fixture/information" "$ROOT/opt/gnh/fixture/information"
+cat >"$ROOT/etc/gpu-numa-hook/config.toml" <<'CONF'
+[log]
+file = "/var/log/gpu-numa-hook.log"
+CONF
+{ cat "$ROOT/etc/gpu-numa-hook/config.toml"; printf '\n[systemd]\nallowed-memory-nodes = false\n'; } \
+	>"$ROOT/etc/gpu-numa-hook/no-systemd-property.toml"
+
+# Bundles: busybox's sleep, explicit cpu.mems "0", /dev/nvidia0, the hook as prestart hook with the
+# config named; the root file system is shared read-only.
+(cd "$WORK" && runc spec)
+mkbundle() { # NAME CGROUPS_PATH CONFIG
+	mkdir -p "$ROOT/opt/gnh/bundles/$1"
+	jq --arg cg "$2" --arg conf "/etc/gpu-numa-hook/$3" '
+		.root = {path: "/opt/gnh/rootfs", readonly: true}
+		| .process.terminal = false
+		| .process.args = ["/bin/sleep", "3600"]
+		| .hostname = "vmtest"
+		| .linux.cgroupsPath = $cg
+		| .linux.devices = [{path: "/dev/nvidia0", type: "c", major: 195, minor: 0, fileMode: 438, uid: 0, gid: 0}]
+		| .linux.resources.devices += [{allow: true, type: "c", major: 195, minor: 0, access: "rw"}]
+		| .linux.resources.cpu.mems = "0"
+		| .mounts |= map(select(.destination != "/sys/fs/cgroup"))
+		| .hooks = {prestart: [{path: "/usr/local/bin/gpu-numa-hook", args: ["gpu-numa-hook", "--config", $conf, "prestart"]}]}
+	' "$WORK/config.json" >"$ROOT/opt/gnh/bundles/$1/config.json"
+}
+mkbundle ctr-on gnh-on.slice:gnh:ctr-on config.toml
+mkbundle ctr-off gnh-off.slice:gnh:ctr-off no-systemd-property.toml
+mkbundle ctr-upd system.slice:gnh:ctr-upd no-systemd-property.toml
+
+# Two slices that pin memory to node 0 themselves (AllowedMemoryNodes=0), so the patch widens a
+# parent slice as well as the container's scope.
+for s in gnh-on gnh-off; do printf '[Slice]\nAllowedMemoryNodes=0\n' >"$ROOT/etc/systemd/system/$s.slice"; done
+# An unrelated service for `systemctl restart` and `set-property`.
+cat >"$ROOT/etc/systemd/system/gnh-idle.service" <<'UNIT'
+[Service]
+ExecStart=/bin/busybox sleep 3600
+UNIT
+cat >"$ROOT/etc/systemd/system/gnh-scenario.service" <<'UNIT'
+[Unit]
+Description=gpu-numa-hook systemd scenario
+After=multi-user.target dbus.service
+[Service]
+Type=oneshot
+ExecStart=/opt/gnh/scenario.sh
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -s /etc/systemd/system/gnh-scenario.service "$ROOT/etc/systemd/system/multi-user.target.wants/gnh-scenario.service"
+# A fast, quiet boot: no getty on the serial line (it hangs up a script writing there), no timers.
+for u in serial-getty@ttyS0.service getty@tty1.service getty.target apt-daily.timer apt-daily-upgrade.timer \
+	dpkg-db-backup.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer systemd-tmpfiles-clean.timer \
+	man-db.timer systemd-timesyncd.service systemd-networkd.service; do
+	ln -sf /dev/null "$ROOT/etc/systemd/system/$u"
+done
+echo 0123456789abcdef0123456789abcdef >"$ROOT/etc/machine-id" # not a first boot: no presets
+echo gnh-vm >"$ROOT/etc/hostname"
+DISK=$WORK/disk.img
+mkfs.ext4 -q -F -L gnh-root -d "$ROOT" "$DISK" 1200M
+rm -rf "$ROOT"
+echo "run-vm-systemd-test: disk image built in $(vm_elapsed "$t")s"
+
+t=$(date +%s.%N)
+LOG=$WORK/console.log
+set +e
+# node 0: both CPUs and 512M; node 1: 512M, no CPU (where the fake GPU's memory is).
+timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024M \
+	-object memory-backend-ram,id=m0,size=512M -numa node,nodeid=0,cpus=0-1,memdev=m0 \
+	-object memory-backend-ram,id=m1,size=512M -numa node,nodeid=1,memdev=m1 \
+	-kernel "$KERNEL" -initrd "$INITRD" -drive "file=$DISK,format=raw,if=virtio" \
+	-append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 panic=-1" \
+	-display none -nodefaults -no-reboot -serial "file:$LOG" </dev/null >"$WORK/qemu.out" 2>&1
+QRC=$?
+set -e
+tr -d '\r' <"$LOG" >"$WORK/console.txt" || true
+echo "run-vm-systemd-test: ---- guest console ----"
+cat "$WORK/console.txt"
+echo "run-vm-systemd-test: ---- end of guest console ----"
+[ $QRC -eq 0 ] || { echo "run-vm-systemd-test: qemu exit $QRC"; sed 's/^/  qemu| /' "$WORK/qemu.out"; }
+echo "run-vm-systemd-test: VM boot + scenario took $(vm_elapsed "$t")s"
+
+FAILS=0
+grep -q '^VMTEST-DONE$' "$WORK/console.txt" || { echo "FAIL: guest: did not finish (qemu exit $QRC)"; FAILS=1; }
+NPASS=$(grep -c '^PASS: ' "$WORK/console.txt" || true)
+NFAIL=$(( $(grep -c '^FAIL: ' "$WORK/console.txt" || true) + FAILS ))
+echo "run-vm-systemd-test: total wall time $(vm_elapsed "$T0")s"
+echo "$NPASS passed, $NFAIL failed"
+[ "$NFAIL" -eq 0 ] && [ "$NPASS" -gt 0 ]
