@@ -42,6 +42,20 @@ nlohmann::json docker_config() {
 }
 
 
+// nvidia/cuda:12.4.1's NVIDIA_REQUIRE_CUDA (30 alternatives, as the image sets it).
+const char* kCuda124Requirement =
+    "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 "
+    "brand=nvidia,driver>=470,driver<471 brand=nvidiartx,driver>=470,driver<471 brand=geforce,driver>=470,driver<471 "
+    "brand=geforcertx,driver>=470,driver<471 brand=quadro,driver>=470,driver<471 brand=quadrortx,driver>=470,driver<471 "
+    "brand=titan,driver>=470,driver<471 brand=titanrtx,driver>=470,driver<471 brand=tesla,driver>=525,driver<526 "
+    "brand=unknown,driver>=525,driver<526 brand=nvidia,driver>=525,driver<526 brand=nvidiartx,driver>=525,driver<526 "
+    "brand=geforce,driver>=525,driver<526 brand=geforcertx,driver>=525,driver<526 brand=quadro,driver>=525,driver<526 "
+    "brand=quadrortx,driver>=525,driver<526 brand=titan,driver>=525,driver<526 brand=titanrtx,driver>=525,driver<526 "
+    "brand=tesla,driver>=535,driver<536 brand=unknown,driver>=535,driver<536 brand=nvidia,driver>=535,driver<536 "
+    "brand=nvidiartx,driver>=535,driver<536 brand=geforce,driver>=535,driver<536 brand=geforcertx,driver>=535,driver<536 "
+    "brand=quadro,driver>=535,driver<536 brand=quadrortx,driver>=535,driver<536 brand=titan,driver>=535,driver<536 "
+    "brand=titanrtx,driver>=535,driver<536";
+
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -173,6 +187,15 @@ int main(int argc, char** argv) {
   gpu_cfg["linux"]["cgroupsPath"] = cg;
   std::string gpu_bundle = h.add_bundle("bench-gpu", gpu_cfg, -1);
   std::string cpu_bundle = h.add_bundle("bench-cpu", cpu_cfg, -1);
+  // The same GPU container as nvidia/cuda:12.4.1 images declare it (NVIDIA_REQUIRE_CUDA, CUDA_VERSION)
+  // on a driver that meets it: what the requirement check adds to a GPU container's start.
+  nlohmann::json cuda_cfg = gpu_cfg;
+  cuda_cfg["process"]["env"].push_back(std::string("NVIDIA_REQUIRE_CUDA=") + kCuda124Requirement);
+  cuda_cfg["process"]["env"].push_back("CUDA_VERSION=12.4.1");
+  std::string cuda_bundle = h.add_bundle("bench-cuda", cuda_cfg, -1);
+  h.write("/proc/driver/nvidia/version",
+          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n"
+          "GCC version:  gcc version 15.3.0 (GCC) \n");
   if (argc > 4) h.write_config(fixture::read_file(argv[4]));
   long many = 0;
   if (argc > 6 && std::string(argv[5]) == "--cgroups") many = std::atol(argv[6]);
@@ -185,6 +208,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream(out / "state-gpu.json") << state_json("bench-gpu", kGpuPid, gpu_bundle);
   std::ofstream(out / "state-nogpu.json") << state_json("bench-cpu", kCpuPid, cpu_bundle);
+  std::ofstream(out / "state-gpu-cuda.json") << state_json("bench-cuda", kGpuPid, cuda_bundle);
 
   if (many > 0) add_many_cgroups(root.string(), h, many, ac922 ? "0,8,248-255" : "");
   std::ofstream reset(out / "reset.tsv");

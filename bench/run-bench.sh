@@ -156,6 +156,7 @@ for kind in ac922 gh; do
     verify "$kind-ok" state-gpu.json "action=allow $GPUS8"
     verify "$kind-stale" state-gpu.json "action=patch $GPUS8"   # the driver resets the tree before each timed run
 done
+verify ac922-ok state-gpu-cuda.json "action=allow $GPUS8"   # nvidia/cuda:12.4.1's requirement, met by driver 580
 
 # ---------------------------------------------------------------- plan
 T=$'\t'
@@ -177,6 +178,8 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
         echo "variant${T}hook patch path $kind${T}$st/state-gpu.json${T}$st/reset.tsv${T}$HOOK${T}--host-root${T}$st/root${T}prestart"
         echo "variant${T}shell check $kind${T}$ok/state-gpu.json${T}-${T}/bin/sh${T}$SCRIPT_DIR/shell-hook.sh${T}$ok/root"
     done
+    ok=$WORK/fx-ac922-ok
+    echo "variant${T}hook check path + CUDA requirement ac922${T}$ok/state-gpu-cuda.json${T}-${T}$HOOK${T}--host-root${T}$ok/root${T}prestart"
     for spec in ${COMPARE:-}; do
         cname=${spec%%=*} cbin=${spec#*=}
         [ -x "$cbin" ] || die "COMPARE: $cbin is not executable"
@@ -194,6 +197,8 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
         echo "cmp${T}hook check path $kind${T}shell check $kind${T}0.2${T}check path $kind at least 5x faster than the shell hook"
         echo "cmp${T}hook check path $kind${T}sh hook reading stdin${T}1${T}(info) check path $kind vs a sh hook that only reads stdin"
     done
+    echo "cmp${T}hook check path + CUDA requirement ac922${T}noop /bin/true${T}2.0${T}check path + nvidia/cuda requirement within 2.0x of a no-op hook"
+    echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1.1${T}the requirement check adds at most 10% to a GPU container's start"
     for v in "hook fast path ac922" "hook check path ac922" "hook patch path ac922" \
              "hook fast path gh" "hook check path gh" "hook patch path gh"; do
         echo "rss${T}$v${T}8192${T}peak RSS of $v under 8 MiB"

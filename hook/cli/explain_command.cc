@@ -6,6 +6,7 @@
 #include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
+#include "host/cuda_requirement_reader.h"
 #include "host/pipeline.h"
 #include "host/spec_reader.h"
 #include "report/report.h"
@@ -21,6 +22,11 @@ int run_explain(const GlobalOptions& opts, const std::string& bundle, int pid, b
     oci::Spec spec = read_bundle_spec(HostFs("/"), bundle);
     ContainerNames names = container_names(spec.annotations, {});
     Evaluation ev = evaluate(fs, config, spec, pid);
+    // The hook reads the driver only for a requirement; explain shows the driver's CUDA anyway.
+    if (ev.gpu_requested && ev.requirement.host.empty()) {
+      NvmlCacheLoad cache = load_nvml_cache(fs, config.nvml.cache_path());
+      ev.requirement.host = describe_host(read_host_cuda_facts(fs, cache.cache ? &*cache.cache : nullptr));
+    }
     std::string out = json ? explain_json(ev, names) + "\n" : explain_text(ev, names);
     std::fputs(out.c_str(), stdout);
     return as_int(ev.decision.action == Action::refuse ? ExitCode::problems : ExitCode::ok);

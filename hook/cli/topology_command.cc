@@ -8,6 +8,7 @@
 #include "cli/config_problems.h"
 #include "cli/tool_error.h"
 #include "host/config_loader.h"
+#include "host/cuda_requirement_reader.h"
 #include "host/driver_reader.h"
 #include "host/nvml_cache_reader.h"
 #include "host/nvml_probe_runner.h"
@@ -29,7 +30,11 @@ int run_topology(const GlobalOptions& opts, bool json) {
     NodeSet nodes = read_memory_nodes(fs);
     DriverMemoryMode mode = read_memory_mode(fs);
     std::string auto_online = any_self_onlining_offline(inv.gpus) ? read_auto_online_blocks(fs) : std::string();
-    std::string out = json ? topology_json(inv, nodes, mode, auto_online) + "\n" : topology_text(inv, nodes, mode, auto_online);
+    // The CUDA version the driver supports: NVML's (the cache, when current), else NVIDIA's table.
+    NvmlCacheLoad cache = load_nvml_cache(fs, config.nvml.cache_path());
+    HostFacts cuda = read_host_cuda_facts(fs, cache.cache ? &*cache.cache : nullptr);
+    std::string out = json ? topology_json(inv, nodes, mode, auto_online, &cuda) + "\n"
+                           : topology_text(inv, nodes, mode, auto_online, &cuda);
     std::fputs(out.c_str(), stdout);
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {

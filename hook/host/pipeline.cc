@@ -9,12 +9,25 @@
 #include "gpu/mig_devices.h"
 #include "host/cgroup_locator.h"
 #include "host/cpuset_tree.h"
+#include "host/cuda_requirement_reader.h"
 #include "host/driver_reader.h"
 #include "host/nvml_cache_reader.h"
+#include "decide/requirement_fold.h"
 
 namespace gnh {
 
 namespace {
+
+// The NVML cache, read at most once per evaluation and only by a stage that needs it.
+struct NvmlOnce {
+  const HostFs& fs;
+  std::string path;
+  std::optional<NvmlCacheLoad> load;
+  const NvmlCacheLoad& get() {
+    if (!load) load = load_nvml_cache(fs, path);
+    return *load;
+  }
+};
 
 CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
   auto path = cgroup_from_cgroups_path(spec.cgroups_path);
@@ -23,9 +36,7 @@ CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
   return locate_cpuset_hierarchy(fs, *path);
 }
 
-}  // namespace
-
-Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, NvmlOnce& nvml_once) {
   Evaluation ev;
   if (!may_request_gpus(spec)) {
     ev.decision.action = Action::allow;
@@ -47,10 +58,10 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   GpuRequest req = resolve_gpu_request(spec, inv);
   // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
-  std::optional<NvmlCacheLoad> nvml;
+  std::optional<NvmlCacheLoad>& nvml = nvml_once.load;
   auto nvml_cache = [&]() -> const NvmlCache* {
-    if (!nvml) nvml = load_nvml_cache(fs, config.nvml.cache_path());
-    return nvml->cache ? &*nvml->cache : nullptr;
+    const NvmlCacheLoad& l = nvml_once.get();
+    return l.cache ? &*l.cache : nullptr;
   };
   MigResolution mig;
   if (!req.mig_references.empty()) {
@@ -127,6 +138,32 @@ Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spe
   ev.decision = decide(in);
   if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
   note_nvml();
+  return ev;
+}
+
+// The image's NVIDIA_REQUIRE_*, for a container that gets GPUs only: the fast path and a GPU
+// request that finds no GPU read nothing more.
+void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& spec, NvmlOnce& nvml, Evaluation& ev) {
+  if (!ev.gpu_requested || config.policy.cuda_requirement == CudaRequirementPolicy::off) return;
+  ImageRequirements image = read_image_requirements(spec.env);
+  if (image.empty() && !image.disabled) return;
+  std::vector<Gpu> gpus = ev.gpus;
+  if (gpus.empty() && ev.memory_mode.mode == MemoryMode::driver) {
+    // CDMM stops before the GPUs are mapped; the requirement still concerns the container's GPUs.
+    Inventory inv = read_gpu_identities(fs);
+    for (size_t i : resolve_gpu_request(spec, inv).gpus) gpus.push_back(inv.gpus[i]);
+  }
+  if (gpus.empty()) return;
+  ev.requirement = check_cuda_requirement(fs, image, gpus, [&]() -> const NvmlCacheLoad& { return nvml.get(); });
+  fold_requirement(ev.decision, ev.requirement, config.policy.cuda_requirement);
+}
+
+}  // namespace
+
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+  NvmlOnce nvml{fs, config.nvml.cache_path(), std::nullopt};
+  Evaluation ev = evaluate_numa(fs, config, spec, pid, nvml);
+  check_requirement(fs, config, spec, nvml, ev);
   return ev;
 }
 

@@ -52,6 +52,21 @@ typedef struct nvmlPciInfo_st {
   X(nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int* id), (device, id))               \
   X(nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int* id), (device, id))
 
+/* Asked for NVIDIA_REQUIRE_* (docs/reference/cuda-requirements.md), each optional: a library without one
+ * leaves its field out of the cache. nvmlBrandType_t is an enum (int-sized); the CUDA version is
+ * 1000 * major + 10 * minor (13000 for 13.0). */
+#define GNH_NVML_OPTIONAL_FUNCTIONS(X)                                                              \
+  X(nvmlSystemGetCudaDriverVersion_v2, (int* cudaDriverVersion), (cudaDriverVersion))                \
+  X(nvmlSystemGetCudaDriverVersion, (int* cudaDriverVersion), (cudaDriverVersion))                   \
+  X(nvmlDeviceGetBrand, (nvmlDevice_t device, int* type), (device, type))                            \
+  X(nvmlDeviceGetCudaComputeCapability, (nvmlDevice_t device, int* major, int* minor), (device, major, minor))
+
+/* nvmlBrandType_t's values as the requirement names them (libnvidia-container and nvidia/cuda's
+ * brand= clauses): index = the enum's value, NVML_BRAND_UNKNOWN (0) .. NVML_BRAND_TITAN_RTX (16). */
+#define GNH_NVML_BRAND_NAMES                                                                        \
+  {"unknown", "quadro", "tesla", "nvs", "grid", "geforce", "titan", "nvidiavapps", "nvidiavpc", "nvidiavcs", \
+   "nvidiavws", "nvidiacloudgaming", "quadrortx", "nvidiartx", "nvidia", "geforcertx", "titanrtx"}
+
 /* nvmlErrorString returns a string, not an nvmlReturn_t: declared apart. */
 typedef const char* (*gnh_nvmlErrorString_fn)(nvmlReturn_t result);
 

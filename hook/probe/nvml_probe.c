@@ -32,6 +32,7 @@ static const char kLibraryName[] = "libnvidia-ml.so.1";
 
 #define DECLARE_FN(name, params, args) static nvmlReturn_t(*p_##name) params;
 GNH_NVML_FUNCTIONS(DECLARE_FN)
+GNH_NVML_OPTIONAL_FUNCTIONS(DECLARE_FN)
 static gnh_nvmlErrorString_fn p_nvmlErrorString;
 
 static void die(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -82,6 +83,8 @@ static void resolve_symbols(void* h, const char* path) {
   if (!p_##name) die("%s has no %s: the driver is too old for this probe", path, #name);
   GNH_NVML_FUNCTIONS(RESOLVE_FN)
   *(void**)(&p_nvmlErrorString) = dlsym(h, "nvmlErrorString");
+#define RESOLVE_OPTIONAL_FN(name, params, args) *(void**)(&p_##name) = dlsym(h, #name);
+  GNH_NVML_OPTIONAL_FUNCTIONS(RESOLVE_OPTIONAL_FN)
 }
 
 /* Only text the cache format accepts is printed, so the JSON needs no escaping and a surprising
@@ -104,6 +107,41 @@ static int numa_node(nvmlDevice_t d, const char* what) {
   /* NOT_SUPPORTED: the GPU's memory is not a NUMA node (PCIe GPUs, CDMM). */
   if (r != NVML_ERROR_NOT_SUPPORTED) fprintf(stderr, "gpu-numa-nvml-probe: %s: nvmlDeviceGetNumaNodeId: %s (%d); no node recorded\n", what, nvml_error(r), r);
   return -1;
+}
+
+/* The driver's CUDA version ("13.0"), or "" when the library cannot say (the field is then left
+ * out and the hook falls back to NVIDIA's driver table). */
+static void cuda_version(char* out, size_t size) {
+  int v = 0;
+  nvmlReturn_t r = NVML_ERROR_NOT_SUPPORTED;
+  if (p_nvmlSystemGetCudaDriverVersion_v2) r = p_nvmlSystemGetCudaDriverVersion_v2(&v);
+  if (r != NVML_SUCCESS && p_nvmlSystemGetCudaDriverVersion) r = p_nvmlSystemGetCudaDriverVersion(&v);
+  out[0] = '\0';
+  if (r != NVML_SUCCESS) {
+    fprintf(stderr, "gpu-numa-nvml-probe: nvmlSystemGetCudaDriverVersion: %s (%d); no CUDA version recorded\n",
+            nvml_error(r), r);
+    return;
+  }
+  if (v <= 0 || v >= 1000000) die("nvmlSystemGetCudaDriverVersion gave %d", v);
+  snprintf(out, size, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* ,"brand":"tesla","compute_capability":"9.0" for one GPU: each only when NVML answers. */
+static void print_gpu_requirement_facts(nvmlDevice_t d, unsigned index) {
+  static const char* const brands[] = GNH_NVML_BRAND_NAMES;
+  int brand = 0, major = 0, minor = 0;
+  nvmlReturn_t r = p_nvmlDeviceGetBrand ? p_nvmlDeviceGetBrand(d, &brand) : NVML_ERROR_NOT_SUPPORTED;
+  if (r == NVML_SUCCESS)
+    printf(",\"brand\":\"%s\"", brand >= 0 && (size_t)brand < sizeof brands / sizeof brands[0] ? brands[brand] : "unknown");
+  else
+    fprintf(stderr, "gpu-numa-nvml-probe: GPU %u: nvmlDeviceGetBrand: %s (%d); no brand recorded\n", index, nvml_error(r), r);
+  r = p_nvmlDeviceGetCudaComputeCapability ? p_nvmlDeviceGetCudaComputeCapability(d, &major, &minor)
+                                           : NVML_ERROR_NOT_SUPPORTED;
+  if (r == NVML_SUCCESS && major >= 0 && major < 1000 && minor >= 0 && minor < 1000)
+    printf(",\"compute_capability\":\"%d.%d\"", major, minor);
+  else
+    fprintf(stderr, "gpu-numa-nvml-probe: GPU %u: nvmlDeviceGetCudaComputeCapability: %s (%d); none recorded\n", index,
+            nvml_error(r), r);
 }
 
 static void read_boot_id(const char* file, char* out, size_t size) {
@@ -164,8 +202,11 @@ int main(int argc, char** argv) {
   check(p_nvmlDeviceGetCount_v2(&count), "nvmlDeviceGetCount_v2");
   if (count > 64) die("nvmlDeviceGetCount_v2 gave %u GPUs", count);
 
-  printf("{\"format\":1,\"boot_id\":\"%s\",\"driver_version\":\"%s\",\"gpus\":[", boot_id,
-         safe(version, ".-", "driver version"));
+  char cuda[32];
+  cuda_version(cuda, sizeof cuda);
+  printf("{\"format\":1,\"boot_id\":\"%s\",\"driver_version\":\"%s\",", boot_id, safe(version, ".-", "driver version"));
+  if (cuda[0]) printf("\"cuda_version\":\"%s\",", cuda);
+  printf("\"gpus\":[");
   for (unsigned int i = 0; i < count; ++i) {
     nvmlDevice_t d;
     check(p_nvmlDeviceGetHandleByIndex_v2(i, &d), "nvmlDeviceGetHandleByIndex_v2");
@@ -188,8 +229,10 @@ int main(int argc, char** argv) {
     if (r == NVML_SUCCESS) mig_mode = current == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
     else if (r != NVML_ERROR_NOT_SUPPORTED) check(r, "nvmlDeviceGetMigMode");
     printf("%s{\"index\":%u,\"uuid\":\"%s\",\"minor\":%u,\"bus_id\":\"%04x:%02x:%02x.%x\",\"memory_node\":%d,"
-           "\"mig_mode\":\"%s\",\"mig_devices\":[",
+           "\"mig_mode\":\"%s\"",
            i ? "," : "", i, safe(uuid, "-", "GPU UUID"), minor, dom, bus, dev, fn, numa_node(d, what), mig_mode);
+    print_gpu_requirement_facts(d, i);
+    printf(",\"mig_devices\":[");
     if (current == NVML_DEVICE_MIG_ENABLE && r == NVML_SUCCESS) print_mig_devices(d, i);
     printf("]}");
   }

@@ -166,9 +166,20 @@ if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]
 else fail "refused start through CRI" "create rc $RC ($C2) start rc $RC2: $(echo "$OUT" | one_line)"; fi
 set_status online
 
+# 4b. an image requiring a CUDA the driver does not support (driver 535.104.05: CUDA 12.2): refused
+# at StartContainer with our line in the gRPC error
+printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n' >/proc/driver/nvidia/version
+C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cudareq "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 \
+     --env 'NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471'); RC=$?
+OUT=$(cri start "$C3"); RC2=$?
+rm -f /proc/driver/nvidia/version
+if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -qF "gpu-numa-hook: container $C3: refusing start: the image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471\") but driver 535.104.5, CUDA 12.2"; then
+    pass "StartContainer of an image requiring CUDA 12.4 on driver 535 (CUDA 12.2): the gRPC error carries our line"
+else fail "CUDA requirement refused through CRI" "create rc $RC ($C3) start rc $RC2: $(echo "$OUT" | one_line)"; fi
+
 # 5. teardown as kubelet does it: containers stopped and removed, then the sandbox
 ok=1
-for c in "$C1" "$C2"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null || ok=0; done
+for c in "$C1" "$C2" "$C3"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null || ok=0; done
 cri stop-sandbox "$SB" >/dev/null && cri remove-sandbox "$SB" >/dev/null || ok=0
 [ "$ok" = 1 ] && pass "StopContainer/RemoveContainer/StopPodSandbox/RemovePodSandbox through the shim" || fail "teardown" "a stop/remove call failed"
 finish

@@ -12,9 +12,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
   if (auto cache = gnh::parse_nvml_cache(text, &why)) {
     if (cache->gpus.size() > gnh::kMaxCachedGpus) __builtin_trap();
+    if (cache->cuda_version && (cache->cuda_version->size() > 7 || cache->cuda_version->find('.') == std::string::npos))
+      __builtin_trap();
     for (const auto& g : cache->gpus) {
       if (g.minor > 254 || (g.memory_node && (*g.memory_node < 0 || *g.memory_node > 1023))) __builtin_trap();
       if (g.mig_devices.size() > gnh::kMaxCachedMigDevices) __builtin_trap();
+      if (g.brand && (g.brand->empty() || g.brand->size() > 32)) __builtin_trap();
+      if (g.compute_capability && g.compute_capability->find('.') == std::string::npos) __builtin_trap();
       for (const auto& m : g.mig_devices)
         if (m.memory_node && (*m.memory_node < 0 || *m.memory_node > 1023)) __builtin_trap();
     }

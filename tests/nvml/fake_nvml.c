@@ -8,6 +8,10 @@
  *   gpu <uuid> <minor> <NVML bus id> <node|-1> <enabled|disabled|unsupported>
  *   mig <index> <uuid> <gpu instance id> <compute instance id> <node|-1>   (of the gpu line above)
  *   fail <function name> <nvmlReturn_t>                                      (that call fails)
+ *   cuda <version as NVML gives it, 1000 * major + 10 * minor, e.g. 13000>
+ *   gpuinfo <nvmlBrandType_t value> <compute capability major> <minor>         (of the gpu line above)
+ * Without a cuda line nvmlSystemGetCudaDriverVersion(_v2) answer NOT_SUPPORTED; without gpuinfo the
+ * GPU's brand and compute capability do.
  * NUMA node -1 answers NVML_ERROR_NOT_SUPPORTED, as on the real H200 host. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,6 +43,7 @@ struct fake_gpu {
   int node;
   int migs;
   struct fake_mig mig[MAX_MIGS];
+  int has_info, brand, cc_major, cc_minor;
   struct nvmlDevice_st handle;
 };
 
@@ -46,6 +51,7 @@ static struct fake_gpu gpus[MAX_GPUS];
 static int ngpus = -1;
 static int initialized;
 static char driver[64] = "0.0";
+static int cuda_version = -1;
 static char fail_name[64];
 static int fail_code;
 
@@ -72,6 +78,11 @@ static int load(void) {
     struct fake_gpu* g = ngpus > 0 ? &gpus[ngpus - 1] : NULL;
     if (sscanf(line, "driver %63s", driver) == 1) continue;
     if (sscanf(line, "fail %63s %d", fail_name, &fail_code) == 2) continue;
+    if (sscanf(line, "cuda %d", &cuda_version) == 1) continue;
+    if (g && sscanf(line, "gpuinfo %d %d %d", &g->brand, &g->cc_major, &g->cc_minor) == 3) {
+      g->has_info = 1;
+      continue;
+    }
     if (ngpus < MAX_GPUS && strncmp(line, "gpu ", 4) == 0) {
       struct fake_gpu* n = &gpus[ngpus];
       if (sscanf(line, "gpu %95s %u %31s %d %15s", n->uuid, &n->minor, n->bus, &n->node, n->mig_mode) == 5) {
@@ -213,9 +224,41 @@ API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int* id
   return NVML_SUCCESS;
 }
 
+static nvmlReturn_t cuda_driver_version(int* v) {
+  if (!initialized) return NVML_ERROR_UNINITIALIZED;
+  if (!v) return NVML_ERROR_INVALID_ARGUMENT;
+  if (cuda_version < 0) return NVML_ERROR_NOT_SUPPORTED;
+  *v = cuda_version;
+  return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
+  FAIL_IF_ASKED("nvmlSystemGetCudaDriverVersion_v2");
+  return cuda_driver_version(v);
+}
+API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) {
+  FAIL_IF_ASKED("nvmlSystemGetCudaDriverVersion");
+  return cuda_driver_version(v);
+}
+API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t d, int* type) {
+  struct fake_gpu* g = gpu_of(d);
+  if (!g || !type || d->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!g->has_info) return NVML_ERROR_NOT_SUPPORTED;
+  *type = g->brand;
+  return NVML_SUCCESS;
+}
+API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
+  struct fake_gpu* g = gpu_of(d);
+  if (!g || !major || !minor) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!g->has_info) return NVML_ERROR_NOT_SUPPORTED;
+  *major = g->cc_major;
+  *minor = g->cc_minor;
+  return NVML_SUCCESS;
+}
+
 /* Each definition above must have NVML's signature as nvml_api.h declares it: assigning it to a
  * pointer of that type fails to compile otherwise (-Werror=incompatible-pointer-types). */
 #define SIGNATURE_CHECK(name, params, args) \
   __attribute__((unused)) static nvmlReturn_t(*const check_##name) params = name;
 GNH_NVML_FUNCTIONS(SIGNATURE_CHECK)
+GNH_NVML_OPTIONAL_FUNCTIONS(SIGNATURE_CHECK)
 __attribute__((unused)) static const gnh_nvmlErrorString_fn check_nvmlErrorString = nvmlErrorString;

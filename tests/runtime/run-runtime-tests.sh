@@ -137,6 +137,9 @@ make_driver pcie
 make_driver online0 0 online
 make_driver node1 1 online
 make_driver inprog 0 online_in_progress
+# driver535: a PCIe GPU under driver 535.104.05 (CUDA 12.2), its version file in the real format
+make_driver driver535
+printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n' >"$TMP/drivers/driver535/nvidia/version"
 
 # with_driver VARIANT CMD...: CMD in a private mount namespace whose /proc/driver holds the variant.
 # With GNH_CDI_SPEC=FILE set, /etc in that namespace is an overlay (writes go to the temp dir) with
@@ -429,6 +432,22 @@ run_oci_cases() { # RT
     id=$(make_bundle "$rt" inprog "$cfg"); add_env "$rt" inprog NVIDIA_VISIBLE_DEVICES=0
     rt_run "$rt" inprog inprog "$id"
     expect_refused "$rt: GPU memory node status online_in_progress -> refused, nothing left" "$rt" "$cfg" "$id" 'not online|online_in_progress'
+
+    # 8. an image requiring a CUDA the driver does not support (535.104.05: CUDA 12.2) -> refused;
+    # the same image with NVIDIA_DISABLE_REQUIRE=true (it carries its own compat libraries) starts
+    cfg=$rt-cuda; write_config "$cfg"
+    id=$(make_bundle "$rt" cuda "$cfg"); add_env "$rt" cuda NVIDIA_VISIBLE_DEVICES=0
+    add_env "$rt" cuda "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"
+    rt_run "$rt" driver535 cuda "$id"
+    expect_refused "$rt: image requires CUDA 12.4, driver 535 supports 12.2 -> refused, nothing left" "$rt" "$cfg" "$id" \
+        'the image requires cuda>=12.4 .*driver 535.104.5, CUDA 12.2 .*NVIDIA_DISABLE_REQUIRE=true'
+    cfg=$rt-cuda-disabled; write_config "$cfg"
+    id=$(make_bundle "$rt" cuda-disabled "$cfg"); add_env "$rt" cuda-disabled NVIDIA_VISIBLE_DEVICES=0
+    add_env "$rt" cuda-disabled "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"
+    add_env "$rt" cuda-disabled NVIDIA_DISABLE_REQUIRE=true
+    set_args "$rt" cuda-disabled "$GPU_ARGS"
+    rt_run_detached "$rt" driver535 cuda-disabled "$id"
+    expect_gpu_started "$rt: the same image with NVIDIA_DISABLE_REQUIRE=true -> starts" "$rt" "$cfg" "$id" prestart
 
     # crun only: the annotation run.oci.hooks.stderr names a file that gets the hooks' stderr,
     # so a crun user can see our reason without the hook's log

@@ -290,11 +290,12 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   r.only_keys(root, "", {"policy", "log", "lock", "chain", "topology", "check", "runtime", "nvml", "systemd"});
 
   if (auto* p = r.table(root, "policy", "")) {
-    r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms"});
+    r.only_keys(*p, "policy.", {"missing-node", "gpu-affinity", "explicit-mems", "on-error", "deadline-ms", "cuda-requirement"});
     r.choice(*p, "missing-node", "policy.", &c.policy.missing_node, missing_node_policy_from, "patch, refuse, warn");
     r.choice(*p, "gpu-affinity", "policy.", &c.policy.gpu_affinity, affinity_policy_from, "ignore, warn, patch, refuse");
     r.choice(*p, "explicit-mems", "policy.", &c.policy.explicit_mems, explicit_mems_policy_from, "respect, widen");
     r.choice(*p, "on-error", "policy.", &c.policy.on_error, on_error_policy_from, "allow, refuse");
+    r.choice(*p, "cuda-requirement", "policy.", &c.policy.cuda_requirement, cuda_requirement_policy_from, "refuse, warn, off");
     if (auto v = r.integer(*p, "deadline-ms", "policy.", 100, 600000)) c.deadline_ms = static_cast<int>(*v);
   }
   if (auto* l = r.table(root, "log", "")) {

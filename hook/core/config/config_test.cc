@@ -96,7 +96,7 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
   CHECK(c.problems[0].key == "policy.bogus");
   CHECK(describe(c.problems[0]) ==
         "config f.toml: line 3: policy.bogus: unknown key, ignored (allowed here: missing-node, gpu-affinity, "
-        "explicit-mems, on-error, deadline-ms)");
+        "explicit-mems, on-error, deadline-ms, cuda-requirement)");
   CHECK(problems_of("[loging]\nfile = \"\"\n[lock]\npath = \"/run/l\"\n") ==
         Lines{kF + "line 1: loging: unknown key, ignored (allowed here: policy, log, lock, chain, topology, check, "
                    "runtime, nvml, systemd)"});
@@ -161,6 +161,7 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.policy.gpu_affinity == defaults.policy.gpu_affinity);
   CHECK(shipped.policy.explicit_mems == defaults.policy.explicit_mems);
   CHECK(shipped.policy.on_error == defaults.policy.on_error);
+  CHECK(shipped.policy.cuda_requirement == defaults.policy.cuda_requirement);
   CHECK(shipped.deadline_ms == defaults.deadline_ms);
   CHECK(shipped.log.file == defaults.log.file);
   CHECK(shipped.log.level == defaults.log.level);
@@ -175,6 +176,17 @@ TEST_CASE("the shipped config/config.toml parses and documents exactly the defau
   CHECK(shipped.runtime.hook == defaults.runtime.hook);
   CHECK(shipped.overrides.empty());
   CHECK(shipped.problems.empty());
+}
+
+TEST_CASE("[policy] cuda-requirement: refuse by default, warn, off, bad values named") {
+  CHECK(Config{}.policy.cuda_requirement == CudaRequirementPolicy::refuse);
+  CHECK(parse_config("[policy]\ncuda-requirement = \"warn\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::warn);
+  CHECK(parse_config("[policy]\ncuda-requirement = \"off\"\n", "t.toml").policy.cuda_requirement == CudaRequirementPolicy::off);
+  Config bad = parse_config("[policy]\ncuda-requirement = \"maybe\"\n", "t.toml");
+  CHECK(bad.policy.cuda_requirement == CudaRequirementPolicy::refuse);  // a bad value keeps the default
+  REQUIRE(bad.problems.size() == 1);
+  CHECK(describe(bad.problems[0]).find("policy.cuda-requirement: 'maybe' is not one of refuse, warn, off") !=
+        std::string::npos);
 }
 
 TEST_CASE("[systemd] allowed-memory-nodes: on by default, a boolean, anything else a problem with the default kept") {

@@ -11,6 +11,7 @@
 #include "decide/decision.h"
 #include "gpu/gpu.h"
 #include "gpu/memory_mode.h"
+#include "require/cuda_requirement.h"
 
 namespace gnh {
 
@@ -26,6 +27,8 @@ struct Evaluation {
   NodeSet host_memory_nodes;
   NodeSet root_mems;
   Decision decision;
+  // The image's NVIDIA_REQUIRE_* against the driver (read only for a container that gets GPUs).
+  RequirementCheck requirement;
 
   std::string gpu_list() const;  // "/dev/nvidia0(0000:00:06.0),..." or "-"
 };

@@ -20,6 +20,9 @@ constexpr Names<AffinityPolicy, 4> kAffinity{{{AffinityPolicy::ignore, "ignore"}
 constexpr Names<ExplicitMemsPolicy, 2> kExplicitMems{
     {{ExplicitMemsPolicy::respect, "respect"}, {ExplicitMemsPolicy::widen, "widen"}}};
 constexpr Names<OnErrorPolicy, 2> kOnError{{{OnErrorPolicy::allow, "allow"}, {OnErrorPolicy::refuse, "refuse"}}};
+constexpr Names<CudaRequirementPolicy, 3> kCudaRequirement{{{CudaRequirementPolicy::refuse, "refuse"},
+                                                            {CudaRequirementPolicy::warn, "warn"},
+                                                            {CudaRequirementPolicy::off, "off"}}};
 
 template <typename T, size_t N>
 const char* name_of(const Names<T, N>& names, T value) {
@@ -41,9 +44,13 @@ const char* to_string(MissingNodePolicy p) { return name_of(kMissingNode, p); }
 const char* to_string(AffinityPolicy p) { return name_of(kAffinity, p); }
 const char* to_string(ExplicitMemsPolicy p) { return name_of(kExplicitMems, p); }
 const char* to_string(OnErrorPolicy p) { return name_of(kOnError, p); }
+const char* to_string(CudaRequirementPolicy p) { return name_of(kCudaRequirement, p); }
 std::optional<MissingNodePolicy> missing_node_policy_from(std::string_view s) { return value_of(kMissingNode, s); }
 std::optional<AffinityPolicy> affinity_policy_from(std::string_view s) { return value_of(kAffinity, s); }
 std::optional<ExplicitMemsPolicy> explicit_mems_policy_from(std::string_view s) { return value_of(kExplicitMems, s); }
 std::optional<OnErrorPolicy> on_error_policy_from(std::string_view s) { return value_of(kOnError, s); }
+std::optional<CudaRequirementPolicy> cuda_requirement_policy_from(std::string_view s) {
+  return value_of(kCudaRequirement, s);
+}
 
 }  // namespace gnh

@@ -115,10 +115,35 @@ bool parse_mig(const json& j, const std::string& where, Checker& c, CachedMigDev
   return true;
 }
 
+// An optional "<major>.<minor>" (a CUDA version, a compute capability): 1-3 digits each.
+bool get_opt_major_minor(const json& obj, const char* key, const std::string& where, Checker& c,
+                         std::optional<std::string>* out) {
+  if (!obj.contains(key)) return true;
+  std::string s;
+  if (!get_string(obj, key, 7, ".", where, c, &s)) return false;
+  size_t dot = s.find('.');
+  bool ok = dot != std::string::npos && dot >= 1 && dot <= 3 && s.size() - dot - 1 >= 1 && s.size() - dot - 1 <= 3 &&
+            std::all_of(s.begin(), s.end(), [](char ch) { return ch == '.' || std::isdigit(static_cast<unsigned char>(ch)); }) &&
+            s.find('.', dot + 1) == std::string::npos;
+  if (!ok) return c.bad(where + "." + key, "not a version as 13.0");
+  *out = s;
+  return true;
+}
+
 bool parse_gpu(const json& j, const std::string& where, Checker& c, std::set<std::string>* uuids, CachedGpu* g) {
   if (!j.is_object()) return c.bad(where, "not an object");
-  if (!keys_known(j, {"index", "uuid", "minor", "bus_id", "memory_node", "mig_mode", "mig_devices"}, where, c))
+  if (!keys_known(j, {"index", "uuid", "minor", "bus_id", "memory_node", "mig_mode", "mig_devices", "brand",
+                      "compute_capability"},
+                  where, c))
     return false;
+  if (j.contains("brand")) {
+    std::string brand;
+    if (!get_string(j, "brand", 32, "", where, c, &brand)) return false;
+    if (!std::all_of(brand.begin(), brand.end(), [](char ch) { return std::islower(static_cast<unsigned char>(ch)); }))
+      return c.bad(where + ".brand", "not a lower-case name");
+    g->brand = brand;
+  }
+  if (!get_opt_major_minor(j, "compute_capability", where, c, &g->compute_capability)) return false;
   long long index = 0, minor = 0;
   if (!get_int(j, "index", 0, kMaxCachedGpus - 1, where, c, &index) || !get_uuid(j, "GPU-", where, c, &g->uuid) ||
       !get_int(j, "minor", 0, 254, where, c, &minor) || !get_string(j, "bus_id", 32, ":.", where, c, &g->bus_id) ||
@@ -162,13 +187,14 @@ std::optional<NvmlCache> parse_nvml_cache(std::string_view text, std::string* wh
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return failed("not JSON");
   if (!j.is_object()) return failed("not a JSON object");
-  if (!keys_known(j, {"format", "boot_id", "driver_version", "gpus"}, "cache", c)) return failed(c.problem);
+  if (!keys_known(j, {"format", "boot_id", "driver_version", "cuda_version", "gpus"}, "cache", c)) return failed(c.problem);
   long long format = 0;
   if (!get_int(j, "format", kNvmlCacheFormat, kNvmlCacheFormat, "cache", c, &format)) return failed(c.problem);
   NvmlCache cache;
   if (!get_string(j, "boot_id", 64, "-", "cache", c, &cache.boot_id) ||
       !get_string(j, "driver_version", 64, ".-", "cache", c, &cache.driver_version))
     return failed(c.problem);
+  if (!get_opt_major_minor(j, "cuda_version", "cache", c, &cache.cuda_version)) return failed(c.problem);
   if (!j.contains("gpus") || !j["gpus"].is_array()) return failed("cache.gpus: missing or not an array");
   const json& gpus = j["gpus"];
   if (gpus.size() > kMaxCachedGpus) return failed("cache.gpus: too many entries");
@@ -191,11 +217,15 @@ std::string nvml_cache_json(const NvmlCache& cache) {
     for (const auto& m : g.mig_devices)
       migs.push_back({{"index", m.index}, {"uuid", m.uuid}, {"gpu_instance_id", m.gpu_instance_id},
                       {"compute_instance_id", m.compute_instance_id}, {"memory_node", node_json(m.memory_node)}});
-    gpus.push_back({{"index", g.index}, {"uuid", g.uuid}, {"minor", g.minor}, {"bus_id", g.bus_id},
-                    {"memory_node", node_json(g.memory_node)}, {"mig_mode", g.mig_mode}, {"mig_devices", migs}});
+    json gj = {{"index", g.index}, {"uuid", g.uuid}, {"minor", g.minor}, {"bus_id", g.bus_id},
+               {"memory_node", node_json(g.memory_node)}, {"mig_mode", g.mig_mode}, {"mig_devices", migs}};
+    if (g.brand) gj["brand"] = *g.brand;
+    if (g.compute_capability) gj["compute_capability"] = *g.compute_capability;
+    gpus.push_back(gj);
   }
   json j = {{"format", kNvmlCacheFormat}, {"boot_id", cache.boot_id}, {"driver_version", cache.driver_version},
             {"gpus", gpus}};
+  if (cache.cuda_version) j["cuda_version"] = *cache.cuda_version;
   return j.dump() + "\n";
 }
 

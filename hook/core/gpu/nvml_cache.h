@@ -28,6 +28,9 @@ struct CachedGpu {
   std::optional<int> memory_node;    // nvmlDeviceGetNumaNodeId; nullopt = none (-1, NOT_SUPPORTED)
   std::string mig_mode;              // "enabled", "disabled", "unsupported"
   std::vector<CachedMigDevice> mig_devices;
+  // For NVIDIA_REQUIRE_* (docs/reference/cuda-requirements.md); absent from caches of older probes.
+  std::optional<std::string> brand;               // nvmlDeviceGetBrand as a requirement's name: "tesla", "nvidia"
+  std::optional<std::string> compute_capability;  // nvmlDeviceGetCudaComputeCapability: "9.0"
 };
 
 // The generation a cache belongs to is (boot_id, driver_version): after a reboot or a driver
@@ -35,6 +38,7 @@ struct CachedGpu {
 struct NvmlCache {
   std::string boot_id;          // /proc/sys/kernel/random/boot_id when it was written
   std::string driver_version;   // nvmlSystemGetDriverVersion ("570.124.06")
+  std::optional<std::string> cuda_version;  // nvmlSystemGetCudaDriverVersion_v2 as "13.0"; absent: older probe
   std::vector<CachedGpu> gpus;
 };
 

@@ -110,3 +110,31 @@ TEST_CASE("driver version from /proc/driver/nvidia/version (real H200 capture's 
   CHECK(parse_driver_version("NVRM version: unknown\nGCC version: 12.2.0\n") == std::nullopt);
   CHECK(parse_driver_version("") == std::nullopt);
 }
+
+TEST_CASE("NVML cache: the driver's CUDA version and each GPU's brand and compute capability, optional, checked") {
+  auto j = nlohmann::json::parse(kCache);
+  j["cuda_version"] = "12.8";
+  j["gpus"][0]["brand"] = "nvidia";
+  j["gpus"][0]["compute_capability"] = "10.0";
+  std::string why;
+  auto c = parse_nvml_cache(j.dump(), &why);
+  REQUIRE_MESSAGE(c.has_value(), why);
+  CHECK(c->cuda_version == "12.8");
+  CHECK(c->gpus[0].brand == "nvidia");
+  CHECK(c->gpus[0].compute_capability == "10.0");
+  CHECK_FALSE(c->gpus[1].brand.has_value());
+  auto again = parse_nvml_cache(nvml_cache_json(*c));
+  REQUIRE(again.has_value());
+  CHECK(nvml_cache_json(*again) == nvml_cache_json(*c));
+  // A cache of an older probe (no such fields) still parses: kCache above.
+  CHECK(parse_nvml_cache(kCache).has_value());
+  CHECK(broken([](auto& b) { b["cuda_version"] = "13"; }) == "cache.cuda_version: not a version as 13.0");
+  CHECK(broken([](auto& b) { b["cuda_version"] = "13.0.1"; }) == "cache.cuda_version: not a version as 13.0");
+  CHECK(broken([](auto& b) { b["cuda_version"] = 13000; }) == "cache.cuda_version: missing or not a string");
+  CHECK(broken([](auto& b) { b["gpus"][0]["brand"] = "Tesla"; }) == "cache.gpus[0].brand: not a lower-case name");
+  CHECK(broken([](auto& b) { b["gpus"][0]["brand"] = ""; }) == "cache.gpus[0].brand: not a valid value");
+  CHECK(broken([](auto& b) { b["gpus"][0]["compute_capability"] = "9.0.0"; }) ==
+        "cache.gpus[0].compute_capability: not a version as 13.0");
+  CHECK(broken([](auto& b) { b["gpus"][0]["compute_capability"] = "x.0"; }) ==
+        "cache.gpus[0].compute_capability: not a version as 13.0");
+}

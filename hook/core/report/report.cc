@@ -45,7 +45,20 @@ std::string pad(std::string s, size_t w) {
   return s;
 }
 
+json requirement_json(const RequirementCheck& r) {
+  return {{"state", to_string(r.state)},
+          {"requirement", r.requirement.empty() ? json(nullptr) : json(r.requirement)},
+          {"host", r.host.empty() ? json(nullptr) : json(r.host)},
+          {"message", r.message.empty() ? json(nullptr) : json(r.message)}};
+}
+
 }  // namespace
+
+json cuda_facts_json(const HostFacts& host) {
+  return {{"driver_version", host.driver ? json(host.driver->to_string()) : json(nullptr)},
+          {"cuda_version", host.cuda ? json(host.cuda->to_display()) : json(nullptr)},
+          {"cuda_version_source", host.cuda ? json(host.cuda->source) : json(nullptr)}};
+}
 
 std::string explain_json(const Evaluation& ev, const ContainerNames& names) {
   json gpus = json::array();
@@ -73,7 +86,8 @@ std::string explain_json(const Evaluation& ev, const ContainerNames& names) {
             {"missing", ev.decision.missing.to_string()},
             {"to_add", ev.decision.to_add.to_string()},
             {"action", to_string(ev.decision.action)},
-            {"message", ev.decision.message}};
+            {"message", ev.decision.message},
+            {"cuda_requirement", requirement_json(ev.requirement)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
@@ -86,6 +100,9 @@ std::string explain_text(const Evaluation& ev, const ContainerNames& names) {
   s += "message:   " + ev.decision.message + "\n";
   s += "gpus:      " + ev.gpu_list() + "\n";
   if (!ev.gpu_requested) return s;
+  if (!ev.requirement.host.empty()) s += "cuda:      " + ev.requirement.host + "\n";
+  s += "require:   " + std::string(to_string(ev.requirement.state)) +
+       (ev.requirement.requirement.empty() ? "" : ": " + ev.requirement.requirement) + "\n";
   s += "memory:    " + memory_mode_line(ev.memory_mode) + "\n";
   if (ev.location)
     s += "cgroup:    " + ev.location->display() + " (" + to_string(ev.location->version) +
@@ -98,7 +115,7 @@ std::string explain_text(const Evaluation& ev, const ContainerNames& names) {
 }
 
 std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
-                          const std::string& auto_online_blocks) {
+                          const std::string& auto_online_blocks, const HostFacts* cuda) {
   json gpus = json::array();
   for (const auto& g : inv.gpus) gpus.push_back(gpu_json(g));
   json j = {{"schema_version", kJsonSchemaVersion},
@@ -109,6 +126,7 @@ std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, con
             {"user_numa_management_param",
              mode.user_numa_off_line.empty() ? json(nullptr) : json(mode.user_numa_off_line)},
             {"auto_online_blocks", auto_online_blocks.empty() ? json(nullptr) : json(auto_online_blocks)}};
+  if (cuda) j["driver"] = cuda_facts_json(*cuda);
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
@@ -122,9 +140,10 @@ std::string memory_mode_line(const DriverMemoryMode& mode) {
 }
 
 std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
-                          const std::string& auto_online_blocks) {
+                          const std::string& auto_online_blocks, const HostFacts* cuda) {
   std::string s = "host memory nodes: " + memory_nodes.to_display() + "\n";
   s += memory_mode_line(mode) + "\n";
+  if (cuda && cuda->driver) s += describe_host(*cuda) + "\n";
   if (inv.gpus.empty()) return s + "no NVIDIA GPU (no /proc/driver/nvidia/gpus entries)\n";
   s += pad("INDEX", 6) + pad("DEVICE", 14) + pad("BUS ID", 14) + pad("MEMORY NODE", 13) + pad("STATUS", 20) +
        pad("NEAREST", 9) + "UUID\n";
