@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Which real containerd an engine suite runs against (sourced; needs tally.sh's fail/finish):
 #   bookworm  Debian 12's containerd 1.6, the system's /usr/bin/containerd
 #   trixie    containerd 1.7.24, sid: containerd 2.1.9, both fetched and cached by
