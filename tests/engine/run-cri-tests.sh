@@ -1,5 +1,7 @@
 #!/bin/bash
-# Kubernetes as kubelet drives it: Debian's containerd 1.6 with its CRI server, our runtime added by
+# Kubernetes as kubelet drives it: a real containerd's CRI server (SUITE: bookworm = Debian 12's 1.6,
+# trixie = 1.7.24, sid = 2.1.9, the last two fetched by tests/nri/fetch-containerd.sh and bound over
+# /usr/bin in the namespace: tests/engine/containerd-suite.sh), our runtime added by
 # `gpu-numa-hook install --runtime containerd`, driven over its gRPC socket with the CRI runtime.v1
 # calls kubelet makes (tests/engine/cri/cri_client.py; the messages from our own subset of the
 # published API, tests/engine/cri/cri_subset.proto, compiled here with grpc_tools.protoc):
@@ -10,12 +12,15 @@
 # namespace with the fake driver and /etc overlay (lib.sh), own root/state/socket, stopped by pid.
 # This host has one memory node (0): the update's widened value ("0-1") is recorded by a wrapper in
 # front of the real runc, which hands runc the part the host has (see the update case).
-# Usage: tests/engine/run-cri-tests.sh [HOOK] [RUNTIME]
+# Usage: tests/engine/run-cri-tests.sh [HOOK] [RUNTIME] [SUITE]
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 . "$SCRIPT_DIR/lib.sh"
 HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 SHIM=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
+SUITE=${3:-bookworm}
+TALLY_NAME="cri ($SUITE)"
+. "$SCRIPT_DIR/containerd-suite.sh"
 PY=/usr/bin/python3   # Debian's, with python3-grpcio (a pyenv python3 earlier in PATH has no grpc)
 cleanup() { engine_cleanup "gnh-cri-$RUNID"; }
 if [ -z "${GNH_TMP:-}" ]; then
@@ -23,6 +28,8 @@ if [ -z "${GNH_TMP:-}" ]; then
     need_tools containerd ctr runc jq unshare busybox "$PY"
     "$PY" -c 'import grpc, grpc_tools' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools missing (tests/run-all.sh installs them)"; finish; }
     [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
+    CTD_ROOT=$(fetch_containerd_suite "$SUITE") || { fail "fetch containerd from $SUITE" "tests/nri/fetch-containerd.sh $SUITE failed (see above)"; finish; }
+    echo "$CTD_ROOT" >"$TMP/ctd-root"
     make_rootfs
     make_driver online0 0 online
     # The next runtime: a wrapper that records what our shim passes on, then execs the real runc.
@@ -40,8 +47,13 @@ n = len(os.listdir(rec))
 open(f"{rec}/{n:03d}.argv", "w").write("\\n".join(args) + "\\n")
 if "create" in args and "--bundle" in args:  # what runc gets, kept for a failure's message
     open(f"{rec}/{n:03d}.config.json", "w").write(open(args[args.index("--bundle") + 1] + "/config.json").read())
-if "update" in args and "--resources" in args and args[args.index("--resources") + 1] == "-":
-    text = sys.stdin.read()
+# "--resources -" or "--resources=-" (as containerd 2.1's runc shim writes it) or a file path
+res_at = [i for i, a in enumerate(args) if a == "--resources" or a.startswith("--resources=")]
+if "update" in args and res_at:
+    i = res_at[0]
+    src = args[i].split("=", 1)[1] if "=" in args[i] else args[i + 1]
+    text = sys.stdin.read() if src == "-" else open(src).read()
+    open(f"{rec}/{n:03d}.update-form", "w").write(args[i] + ("" if "=" in args[i] else " " + args[i + 1]) + "\n")
     open(f"{rec}/{n:03d}.update", "w").write(text)
     res = json.loads(text)
     def nodes(s):
@@ -54,16 +66,21 @@ if "update" in args and "--resources" in args and args[args.index("--resources")
     if mems:
         have = nodes(open("/sys/devices/system/node/has_memory").read())
         res["cpu"]["mems"] = ",".join(str(x) for x in sorted(nodes(mems) & have))
-    r, w = os.pipe()
-    os.write(w, json.dumps(res).encode()); os.close(w)
-    os.dup2(r, 0)
+    path = f"{rec}/{n:03d}.applied"
+    open(path, "w").write(json.dumps(res))
+    if "=" in args[i]:
+        args[i] = "--resources=" + path
+    else:
+        args[i + 1] = path
 os.execvp("runc", ["runc"] + args)
 PYW
     chmod 755 "$TMP/bin/runc-rec"
     write_config cri "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/bin/runc-rec\"]"
-    rerun_in_ns cri "/run/containerd /opt/containerd" "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM"
+    rerun_in_ns cri "/run/containerd /opt/containerd /var/lib/nri /etc/nri /opt/nri" "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM" "$SUITE"
 fi
-tmpfs_over gnh-cri /run/containerd /opt/containerd
+tmpfs_over gnh-cri /run/containerd /opt/containerd /var/lib/nri /etc/nri /opt/nri
+bind_containerd "$(cat "$TMP/ctd-root")" || { fail "containerd $SUITE" "cannot bind the fetched containerd over /usr/bin"; finish; }
+check_containerd_release "$SUITE"
 
 # ---------------------------------------------------------------- inside the namespace
 LOG=$TMP/logs/cri.log
@@ -103,11 +120,19 @@ IMG=docker.io/gnh/busybox:cri-$RUNID
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
 TOML
+# containerd 2.x has NRI on by default: off here (its socket would be the host's /var/run/nri)
+[ "$CTD_MAJOR" = 2 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = true\n' >>"$CTD/config.toml"
 OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?
 # The handler the pods name is whatever runtimes key install made; containerd's own view decides.
 DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
-echo "$DUMP" | grep -q 'runtimes.gpu-numa\]' && echo "$DUMP" | grep -A3 'runtimes.gpu-numa.options\]' | grep -qF "BinaryName = \"$SHIM\"" ||
+# (2.x prints values in single quotes)
+echo "$DUMP" | grep -q 'runtimes.gpu-numa\]' && echo "$DUMP" | grep -A3 'runtimes.gpu-numa.options\]' | grep -qE "BinaryName = [\"']$SHIM[\"']" ||
     { fail "install --runtime containerd (CRI)" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; finish; }
+# the strategy install chose is this release's: 1.x a whole CRI table in our drop-in, 2.x a minimal one
+STRAT=$([ "$CTD_MAJOR" = 2 ] && echo "merges imported files key by key" || echo "replaces a plugin's whole table with an imported file's")
+echo "$OUT" | grep -qF "strategy: containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`) $STRAT" &&
+    pass "install detected containerd $CTD_RELEASE and chose its strategy ($STRAT); config dump shows gpu-numa with the shim" ||
+    fail "install strategy for $CTD_RELEASE" "$(echo "$OUT" | one_line)"
 
 start_containerd
 VER=""
@@ -119,7 +144,7 @@ esac
 
 # the images, built offline and imported as kubelet's images live (namespace k8s.io)
 "$PY" "$SCRIPT_DIR/cri/make_image.py" "$TMP/image.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
-    OUT=$(ctr -a "$SOCK" -n k8s.io images import --snapshotter native "$TMP/image.tar" 2>&1) ||
+    OUT=$(ctr -a "$SOCK" -n k8s.io images import $([ "$CTD_MAJOR" = 2 ] && echo --local) --snapshotter native "$TMP/image.tar" 2>&1) ||
     { fail "image import" "$(echo "$OUT" | one_line)"; finish; }
 
 # 1. the pod: host network, runtime handler gpu-numa (RuntimeClass gpu-numa), cgroup parent ours
@@ -140,16 +165,17 @@ else fail "GPU container start" "create rc $RC ($C1) start rc $RC2 ($OUT) mems $
 # memory node 0. Real: containerd's CRI server and runc shim deliver `runc update --resources -` to
 # our shim, which logs the patch and passes "0-1" on (recorded); runc applies it on the real cgroup
 # (intersected with this one-node host: "0") and the container keeps node 0.
-rm -f "$TMP"/rec/*.update
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
 OUT=$(cri update "$C1" 1); RC=$?
 UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+FORM=$(cat "$TMP"/rec/*.update-form 2>/dev/null | one_line)
 if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
     grep -q "gpu-numa-runtime\[[0-9]*\] container=$C1 stage=runtime-update action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 .*update asked for cpuset.mems 1, which drops GPU memory node(s) 0" "$LOG" &&
     [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems")" = 0 ]; then
-    pass "UpdateContainerResources cpuset_mems=1 (drops the GPU node): our shim passed 0-1 to runc (recorded), logged stage=runtime-update action=patch, the container's cpuset.mems is still 0"
+    pass "UpdateContainerResources cpuset_mems=1 (drops the GPU node): our shim passed 0-1 to runc (recorded, handed as $FORM), logged stage=runtime-update action=patch, the container's cpuset.mems is still 0"
 else fail "UpdateContainerResources keeps the GPU node" "rc $RC ($OUT) passed-on $(echo "$UPD" | one_line) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems") log: $(grep "stage=runtime-update" "$LOG" | one_line)"; fi
 # the same call with a value that keeps node 0: passed on untouched, no patch line
-rm -f "$TMP"/rec/*.update
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
 n_before=$(grep -c "action=patch" "$LOG")
 OUT=$(cri update "$C1" 0); RC=$?
 [ "$RC" = 0 ] && [ "$(jq -r .cpu.mems "$TMP"/rec/*.update 2>/dev/null)" = 0 ] && [ "$(grep -c "action=patch" "$LOG")" = "$n_before" ] &&

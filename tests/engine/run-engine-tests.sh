@@ -1,22 +1,30 @@
 #!/bin/bash
-# Real dockerd (20.10) and containerd (1.6) with gpu-numa-runtime registered by `gpu-numa-hook
+# Real dockerd (20.10) and a real containerd with gpu-numa-runtime registered by `gpu-numa-hook
 # install`: started by this test (no systemd), in a private mount namespace holding the fake driver
 # and an /etc overlay (lib.sh), with their own sockets, state and data under a temp dir
 # (--iptables=false --bridge=none --storage-driver=vfs), stopped by pid.
 # The Docker CLI is Debian's /usr/bin/docker (20.10, matching the daemon; /usr/local/bin/docker,
 # a newer static CLI, may shadow it in PATH), talking to our daemon through DOCKER_HOST.
-# Usage: tests/engine/run-engine-tests.sh [HOOK] [RUNTIME]
+# The containerd is SUITE's (tests/engine/containerd-suite.sh): bookworm = Debian 12's 1.6, trixie =
+# 1.7.24, sid = 2.1.9 (the last two fetched by tests/nri/fetch-containerd.sh, bound over /usr/bin in
+# the namespace).
+# Usage: tests/engine/run-engine-tests.sh [HOOK] [RUNTIME] [SUITE]
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 . "$SCRIPT_DIR/lib.sh"
 HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 SHIM=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
+SUITE=${3:-bookworm}
+TALLY_NAME="engine ($SUITE)"
+. "$SCRIPT_DIR/containerd-suite.sh"
 cleanup() { engine_cleanup "gnh-eng-$RUNID" "gnh-ctd-$RUNID"; }
 if [ -z "${GNH_TMP:-}" ]; then
     trap cleanup EXIT
     need_tools dockerd containerd ctr runc jq unshare busybox python3
     [ -x /usr/bin/docker ] || { skip "all cases" "Debian's docker CLI /usr/bin/docker is missing (apt-get install docker.io)"; finish; }
     [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
+    CTD_ROOT=$(fetch_containerd_suite "$SUITE") || { fail "fetch containerd from $SUITE" "tests/nri/fetch-containerd.sh $SUITE failed (see above)"; finish; }
+    echo "$CTD_ROOT" >"$TMP/ctd-root"
     make_rootfs
     make_driver online0 0 online
     write_config engine "[runtime]" "hook = \"$HOOK\"" 'next = ["runc"]'
@@ -24,9 +32,12 @@ if [ -z "${GNH_TMP:-}" ]; then
     # and runc root under /run/containerd, ctr's fifos, dockerd's /run/docker, containerd's
     # /opt/containerd): a tmpfs over each inside the namespace; the mount points we had to create
     # are removed afterwards.
-    rerun_in_ns engine "/run/containerd /run/docker /opt/containerd" "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM"
+    rerun_in_ns engine "/run/containerd /run/docker /opt/containerd" "$SCRIPT_DIR/run-engine-tests.sh" "$HOOK" "$SHIM" "$SUITE"
 fi
 tmpfs_over gnh-engine /run/containerd /run/docker /opt/containerd
+bind_containerd "$(cat "$TMP/ctd-root")" || { fail "containerd $SUITE" "cannot bind the fetched containerd over /usr/bin"; finish; }
+check_containerd_release "$SUITE"
+Q="[\"']"   # config dump quotes values with " (1.x) or ' (2.x)
 
 # ---------------------------------------------------------------- inside the namespace
 DOCKER=/usr/bin/docker
@@ -39,10 +50,12 @@ set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia
 
 # containerd: its own root, state and socket; our runtime added by install (CRI plugin config)
 containerd_base_config >"$CTD/config.toml"
+# containerd 2.x has NRI on by default: off here (its socket would be the host's /var/run/nri)
+[ "$CTD_MAJOR" = 2 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = true\n' >>"$CTD/config.toml"
 OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?
 DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1)
-if [ "$RC" = 0 ] && echo "$DUMP" | sed -n '/containerd.runtimes.gpu-numa\]/,/^\[/p' | grep -q 'runtime_type = "io.containerd.runc.v2"' &&
-    echo "$DUMP" | grep -A2 'runtimes.gpu-numa.options\]' | grep -qF "BinaryName = \"$SHIM\""; then
+if [ "$RC" = 0 ] && echo "$DUMP" | sed -n '/containerd.runtimes.gpu-numa\]/,/^\[/p' | grep -qE "runtime_type = ${Q}io.containerd.runc.v2$Q" &&
+    echo "$DUMP" | grep -A2 'runtimes.gpu-numa.options\]' | grep -qE "BinaryName = $Q$SHIM$Q"; then
     pass "containerd config dump shows the runtime install added (runc.v2, BinaryName = the shim)"
 else fail "containerd install + config dump" "rc $RC: $(echo "$OUT" | one_line) dump: $(echo "$DUMP" | grep -A6 gpu-numa | one_line)"; fi
 
@@ -51,8 +64,8 @@ for i in $(seq 1 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { fail "containerd start" "no socket: $(tail -5 "$TMP/containerd.log" | one_line)"; finish; }
 # the CRI plugin loads the configuration install wrote (our drop-in, imported by the main file)
 CRI=$(ctr -a "$SOCK" plugins ls 2>&1 | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }')
-[ "$CRI" = ok ] && echo "$OUT" | grep -q '^strategy: containerd 1\.6 ' &&
-    pass "containerd started with install's drop-in: its CRI plugin loads (status ok)" ||
+[ "$CRI" = ok ] && echo "$OUT" | grep -qF "strategy: containerd $CTD_RELEASE (" &&
+    pass "containerd $CTD_RELEASE started with install's drop-in: its CRI plugin loads (status ok)" ||
     fail "CRI plugin with our drop-in" "status '$CRI': $(grep -i 'cri' "$TMP/containerd.log" | grep -i -m3 'error\|fail' | one_line)"
 
 # ctr run through containerd's runc v2 shim, which calls our shim as its runc binary
@@ -268,8 +281,8 @@ OUT=$(k8s_run_argv --rm -- "${argv[@]}"); RC=$?
     fail "register-containerd without --host-root" "rc $RC $(echo "$OUT" | one_line)"
 OUT=$(k8s_run register-containerd --rm); RC=$?
 DUMP=$(containerd --config /etc/containerd/config.toml config dump 2>&1)
-[ "$RC" = 0 ] && echo "$DUMP" | grep -q 'BinaryName = "/usr/bin/gpu-numa-runtime"' &&
-    echo "$DUMP" | grep -q 'default_runtime_name = "nvidia"' &&
+[ "$RC" = 0 ] && echo "$DUMP" | grep -qE "BinaryName = $Q/usr/bin/gpu-numa-runtime$Q" &&
+    echo "$DUMP" | grep -qE "default_runtime_name = ${Q}nvidia$Q" &&
     echo "$DUMP" | sed -n '/runtimes\.gpu-numa\.options\]/,/^ *\[/p' | grep -q 'SystemdCgroup = true' &&
     grep -q '^next = \["/usr/bin/nvidia-container-runtime"' "$H/etc/gpu-numa-hook/config.toml" &&
     pass "DaemonSet register-containerd (--host-root /host) on the GPU operator's drop-in layout: config dump keeps nvidia the default and runc, gpu-numa carries SystemdCgroup, our next is NVIDIA's runtime" ||

@@ -1,20 +1,24 @@
 #!/bin/bash
-# `gpu-numa-hook install` on the engine files GPU nodes really have (issue 19), checked with the
-# real containerd 1.6: `containerd --config FILE config dump` computes the effective configuration
-# (imports merged as 1.6 merges them, defaults filled in) without starting a daemon. containerd
-# 2.x is not packaged for Debian 12: its cases are checked with containerd2_merge_model.py, a model
-# of 2.x's import order, deep merge and version migration (a model, not containerd). CRI-O is not
-# packaged either: its drop-in is read back with Python's TOML reader. Docker's daemon.json is
-# checked here as a file; tests/engine/run-engine-tests.sh runs it with the real dockerd.
-# Everything lives in a temp dir; the host's /etc is never touched.
-# Usage: tests/engine/run-install-tests.sh [HOOK]
+# `gpu-numa-hook install` on the engine files GPU nodes really have (issue 19), checked with a real
+# containerd: `containerd --config FILE config dump` computes the effective configuration (imports
+# merged as that release merges them, defaults filled in, 2.x's version migration) without starting
+# a daemon. SUITE picks the containerd: bookworm (Debian 12's 1.6, the system's), trixie (1.7.24) or
+# sid (2.1.9), the last two fetched and cached by tests/nri/fetch-containerd.sh and bound over
+# /usr/bin in a private mount namespace, where install asks `/usr/bin/containerd --version`.
+# 1.x replaces a plugin's whole table with an imported file's, 2.x merges key by key: the cases
+# of each family run against the release that has it. CRI-O is not packaged for Debian 12: its
+# drop-in is read back with Python's TOML reader. Docker's daemon.json is checked here as a file
+# (bookworm only: it does not depend on containerd); tests/engine/run-engine-tests.sh runs it with
+# the real dockerd. Everything lives in a temp dir; the host's /etc is never touched.
+# Usage: tests/engine/run-install-tests.sh [HOOK] [SUITE]     SUITE: bookworm (default) | trixie | sid
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
-TALLY_NAME="install suite"
-. "$SCRIPT_DIR/../support/tally.sh"
 HOOK=$(cd "$(dirname "${1:-$REPO/build/gpu-numa-hook}")" && pwd)/$(basename "${1:-$REPO/build/gpu-numa-hook}")
-command -v containerd >/dev/null || { skip "all cases" "containerd is missing (tests/run-all.sh installs it)"; finish; }
-containerd --version | grep -q ' 1\.6\.' || { skip "all cases" "the cases expect Debian 12's containerd 1.6, found: $(containerd --version)"; finish; }
+SUITE=${2:-bookworm}
+. "$SCRIPT_DIR/containerd-suite.sh"
+TALLY_NAME="install suite ($SUITE)"
+. "$SCRIPT_DIR/../support/tally.sh"
+use_containerd_suite "$SUITE" "$SCRIPT_DIR/run-install-tests.sh" "$HOOK" "$SUITE"
 [ -x "$HOOK" ] || { fail "binary" "$HOOK missing"; finish; }
 T=$(mktemp -d /tmp/gnh-install.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -32,7 +36,8 @@ our_config() { cp "$REPO/config/config.toml" "$1/ours.toml"; cp "$1/ours.toml" "
 # the dump without its `imports` line: it lists the files read in Go map order, which varies
 dump_wo_imports() { dump "$1" | grep -v '^imports = '; }
 
-# ---------------------------------------------------------------- containerd 1.6, for real
+# ---------------------------------------------------------------- containerd 1.x (1.6, 1.7), for real
+if [ "$CTD_MAJOR" = 1 ]; then
 # --- the GPU operator's layout: nvidia the default, runc and nvidia with SystemdCgroup = true
 D_=$T/op; mkdir -p "$D_"; our_config "$D_"
 sed "s#/usr/local/nvidia/toolkit/nvidia-container-runtime#$NV#" "$REPO/tests/fixtures/containerd/gpu-operator-v2.toml" >"$D_/config.toml"
@@ -54,7 +59,7 @@ OPTS=$(table "$D" "$P.runtimes.gpu-numa.options")
     fail "operator layout install" "rc $RC $(echo "$OUT" | one_line) options: $(echo "$OPTS" | one_line)"
 [ "$(diff "$D_/original.toml" "$D_/config.toml")" = "1a2
 > imports = [\"$OURS_DROPIN\"]" ] &&
-    echo "$OUT" | grep -qxF "strategy: containerd 1.6 (\`/usr/bin/containerd --version\`) replaces a plugin's whole table with an imported file's: $D_/$OURS_DROPIN carries the whole effective CRI table (from $D_/config.toml) plus gpu-numa; after editing that table, run install again" &&
+    echo "$OUT" | grep -qxF "strategy: containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`) replaces a plugin's whole table with an imported file's: $D_/$OURS_DROPIN carries the whole effective CRI table (from $D_/config.toml) plus gpu-numa; after editing that table, run install again" &&
     pass "operator layout: the main file's text is unchanged but for one imports line; the output names the 1.x strategy" ||
     fail "operator layout main text" "$(diff "$D_/original.toml" "$D_/config.toml" | one_line) out: $(echo "$OUT" | one_line)"
 grep -qxF "next = [\"$NV\", \"runc\", \"crun\"]" "$D_/ours.toml" &&
@@ -176,48 +181,99 @@ inst containerd --runtime-config "$T/v1/config.toml" --runtime-path "$SHIM" --co
 [ "$RC" = 0 ] && [ "$(dump "$T/v1/config.toml")" = "$ORIG" ] && pass "version 1 file, --uninstall: config dump identical to the original's" ||
     fail "version 1 uninstall" "rc $RC $(diff <(echo "$ORIG") <(dump "$T/v1/config.toml") | head -5 | one_line)"
 
-# ---------------------------------------------------------------- containerd 2.x, by the model
-MODEL=$SCRIPT_DIR/containerd2_merge_model.py
-model() { python3 "$MODEL" "$1" 2>&1; }
-# model_get MAIN EXPR: EXPR evaluated on the model's effective config (c)
-model_get() { python3 -c 'import json,sys; c=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$(model "$1")" "$2" 2>&1; }
-R='c["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]'
-for V in 3 4; do
-    D_=$T/v$V; mkdir -p "$D_/conf.d"; our_config "$D_"
-    printf 'version = %s\nimports = ["%s/conf.d/*.toml"]\n# theirs\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' "$V" "$D_" >"$D_/config.toml"
-    printf 'version = %s\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd]\n  default_runtime_name = "nvidia"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n  SystemdCgroup = true\n' "$V" >"$D_/conf.d/99-nvidia.toml"
-    cp -a "$D_" "$D_.orig"; ORIG=$(model "$D_/config.toml")
-    CV=$([ "$V" = 3 ] && echo 2.1 || echo 2.3)
-    inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version "$CV" --set-default
-    [ "$RC" = 0 ] && [ "$(model_get "$D_/config.toml" "$R['default_runtime_name'], $R['runtimes']['gpu-numa']['options'], $R['runtimes']['gpu-numa']['runtime_type'], 'nvidia' in $R['runtimes']")" = "('gpu-numa', {'BinaryName': '$SHIM', 'SystemdCgroup': True}, 'io.containerd.runc.v2', True)" ] &&
-        cmp -s "$D_/config.toml" "$D_.orig/config.toml" &&
-        [ "$(python3 -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); print(d["version"], list(d["plugins"]), list(d["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]["runtimes"]))' "$D_/$OURS_DROPIN")" = "$V ['io.containerd.cri.v1.runtime'] ['gpu-numa']" ] &&
-        echo "$OUT" | grep -qxF "strategy: containerd $CV (--containerd-version) merges imported files key by key: $D_/$OURS_DROPIN holds only the gpu-numa runtime and the default" &&
-        grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
-        pass "version $V (containerd $CV, merge model) with nvidia-ctk's drop-in, --set-default: a minimal drop-in (version $V, gpu-numa only); effective: gpu-numa the default, a copy of runc (SystemdCgroup), NVIDIA's runtime kept and chained" ||
-        fail "version $V model" "rc $RC $(echo "$OUT" | one_line) model: $(model "$D_/config.toml" | one_line)"
-    inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version "$CV" --uninstall
-    rm -f "$D_/ours.toml.gpu-numa-hook.bak"
-    [ "$RC" = 0 ] && [ "$(model "$D_/config.toml")" = "$ORIG" ] && diff -r "$D_" "$D_.orig" >/dev/null &&
-        pass "version $V, --uninstall: every file as it was, the model's effective config identical" || fail "version $V uninstall" "rc $RC $(diff -r "$D_" "$D_.orig" | one_line)"
-done
-# a version 2 file under containerd 2.x: our drop-in stays version 2 (2.x migrates the merged result)
+# version 3 with containerd $CTD_RELEASE installed: refused
+mkdir -p "$T/v3"; printf 'version = 3\n' >"$T/v3/config.toml"
+inst containerd --runtime-config "$T/v3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $T/v3/config.toml: config version 3 is containerd 2.x's, but containerd $CTD_RELEASE is installed (\`/usr/bin/containerd --version\`): left untouched" ] &&
+    pass "version 3 file with containerd $CTD_RELEASE installed: refused in one line" || fail "v3 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line)"
+
+fi
+
+# ---------------------------------------------------------------- containerd 2.x (2.1), for real
+if [ "$CTD_MAJOR" = 2 ]; then
+# The effective config is what this containerd 2.x's own `config dump` prints: version 3, the CRI
+# runtimes under io.containerd.cri.v1.runtime (a version 2 file is migrated on load), values quoted
+# with '. install detects 2.x from `/usr/bin/containerd --version` and writes a minimal drop-in.
+R2="plugins.'io.containerd.cri.v1.runtime'.containerd"
+# --- the GPU operator's version 2 file on containerd 2.x: migrated, ours merged into it
+D_=$T/op2; mkdir -p "$D_"; our_config "$D_"
+sed "s#/usr/local/nvidia/toolkit/nvidia-container-runtime#$NV#" "$REPO/tests/fixtures/containerd/gpu-operator-v2.toml" >"$D_/config.toml"
+cp -a "$D_" "$D_.orig"; ORIG=$(dump_wo_imports "$D_/config.toml")
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && head -1 <<<"$D" | grep -qxF 'version = 3' &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
+    table "$D" "$R2.runtimes.gpu-numa" | grep -qxF "          runtime_type = 'io.containerd.runc.v2'" &&
+    table "$D" "$R2" | grep -qxF "      default_runtime_name = 'nvidia'" &&
+    table "$D" "$R2.runtimes.nvidia.options" | grep -qxF "            BinaryName = '$NV'" &&
+    echo "$OUT" | grep -qxF "strategy: containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`) merges imported files key by key: $D_/$OURS_DROPIN holds only the gpu-numa runtime" &&
+    [ "$(python3 -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); print(d["version"], list(d["plugins"]), list(d["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]))' "$D_/$OURS_DROPIN")" = "2 ['io.containerd.grpc.v1.cri'] ['gpu-numa']" ] &&
+    pass "operator layout (version 2) on containerd $CTD_RELEASE: a minimal version 2 drop-in; config dump (migrated to version 3): gpu-numa under io.containerd.cri.v1.runtime (runc.v2, the shim, SystemdCgroup copied), nvidia still the default" ||
+    fail "operator layout on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(table "$D" "$R2.runtimes.gpu-numa.options" | one_line) default: $(table "$D" "$R2" | grep default_runtime_name | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
+rm -f "$D_/ours.toml.gpu-numa-hook.bak" "$D_/config.toml.gpu-numa-hook.bak"
+[ "$RC" = 0 ] && diff -r "$D_" "$D_.orig" >/dev/null && [ "$(dump_wo_imports "$D_/config.toml")" = "$ORIG" ] &&
+    pass "operator layout on containerd $CTD_RELEASE, --uninstall: every file as it was, config dump identical" ||
+    fail "operator layout uninstall on $CTD_RELEASE" "rc $RC $(diff -r "$D_" "$D_.orig" | one_line)"
+
+# --- version 3 with nvidia-ctk's drop-in (the main file imports an absolute conf.d glob), --set-default
+D_=$T/v3; mkdir -p "$D_/conf.d"; our_config "$D_"
+printf 'version = 3\nimports = ["%s/conf.d/*.toml"]\n# theirs\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' "$D_" >"$D_/config.toml"
+printf 'version = 3\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd]\n  default_runtime_name = "nvidia"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n[plugins.\x27io.containerd.cri.v1.runtime\x27.containerd.runtimes.nvidia.options]\n  BinaryName = "/usr/bin/nvidia-container-runtime"\n  SystemdCgroup = true\n' >"$D_/conf.d/99-nvidia.toml"
+cp -a "$D_" "$D_.orig"; ORIG=$(dump_wo_imports "$D_/config.toml")
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --set-default
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && table "$D" "$R2" | grep -qxF "      default_runtime_name = 'gpu-numa'" &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
+    table "$D" "$R2.runtimes.gpu-numa" | grep -qxF "          runtime_type = 'io.containerd.runc.v2'" &&
+    table "$D" "$R2.runtimes.nvidia.options" | grep -qxF "            BinaryName = '/usr/bin/nvidia-container-runtime'" &&
+    cmp -s "$D_/config.toml" "$D_.orig/config.toml" &&
+    [ "$(python3 -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); print(d["version"], list(d["plugins"]), list(d["plugins"]["io.containerd.cri.v1.runtime"]["containerd"]["runtimes"]))' "$D_/$OURS_DROPIN")" = "3 ['io.containerd.cri.v1.runtime'] ['gpu-numa']" ] &&
+    echo "$OUT" | grep -qxF "strategy: containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`) merges imported files key by key: $D_/$OURS_DROPIN holds only the gpu-numa runtime and the default" &&
+    grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
+    pass "version 3 with nvidia-ctk's drop-in, --set-default on containerd $CTD_RELEASE: a minimal version 3 drop-in; config dump: gpu-numa the default, a copy of runc (SystemdCgroup), NVIDIA's runtime kept and chained" ||
+    fail "version 3 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(table "$D" "$R2.runtimes.gpu-numa.options" | one_line) $(table "$D" "$R2" | grep default_runtime_name | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
+rm -f "$D_/ours.toml.gpu-numa-hook.bak"
+[ "$RC" = 0 ] && diff -r "$D_" "$D_.orig" >/dev/null && [ "$(dump_wo_imports "$D_/config.toml")" = "$ORIG" ] &&
+    pass "version 3 on containerd $CTD_RELEASE, --uninstall: every file as it was, config dump identical" ||
+    fail "version 3 uninstall on $CTD_RELEASE" "rc $RC $(diff -r "$D_" "$D_.orig" | one_line)"
+
+# --- a minimal version 2 file: our drop-in stays version 2 (2.x migrates the merged result)
 D_=$T/v2on2; mkdir -p "$D_"; our_config "$D_"
 printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n  SystemdCgroup = true\n' >"$D_/config.toml"
-inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --containerd-version 2.0
-[ "$RC" = 0 ] && [ "$(model_get "$D_/config.toml" "$R['runtimes']['gpu-numa']['options'], 'default_runtime_name' in $R")" = "({'BinaryName': '$SHIM', 'SystemdCgroup': True}, False)" ] &&
-    grep -qxF 'version = 2' "$D_/$OURS_DROPIN" && pass "version 2 file under containerd 2.0 (merge model): a version 2 drop-in, gpu-numa effective under io.containerd.cri.v1.runtime after migration" ||
-    fail "v2 on 2.x" "rc $RC $(echo "$OUT" | one_line) model: $(model "$D_/config.toml" | one_line)"
-# a missing file under containerd 2.1: version 3
-inst containerd --runtime-config "$T/new3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml" --containerd-version 2.1
-[ "$RC" = 0 ] && head -1 "$T/new3/config.toml" | grep -qxF 'version = 3' &&
-    [ "$(model_get "$T/new3/config.toml" "sorted($R['runtimes'])")" = "['gpu-numa', 'runc']" ] &&
-    pass "missing file under containerd 2.1 (merge model): created as version 3, gpu-numa and runc effective" || fail "missing file 2.x" "rc $RC $(echo "$OUT" | one_line)"
-# version 3 with containerd 1.6 installed: refused
-inst containerd --runtime-config "$T/v3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
-[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $T/v3/config.toml: config version 3 is containerd 2.x's, but containerd 1.6 is installed (\`/usr/bin/containerd --version\`): left untouched" ] &&
-    pass "version 3 file with containerd 1.6 installed: refused in one line" || fail "v3 on 1.6" "rc $RC $(echo "$OUT" | one_line)"
+inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
+D=$(dump "$D_/config.toml")
+[ "$RC" = 0 ] && table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
+    table "$D" "$R2" | grep -qxF "      default_runtime_name = 'runc'" && grep -qxF 'version = 2' "$D_/$OURS_DROPIN" &&
+    pass "minimal version 2 file on containerd $CTD_RELEASE: a version 2 drop-in; config dump: gpu-numa under io.containerd.cri.v1.runtime after migration, runc still the default" ||
+    fail "v2 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(table "$D" "$R2.runtimes.gpu-numa.options" | one_line)"
 
+# --- a missing file: created as version 3
+inst containerd --runtime-config "$T/new3/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+D=$(dump "$T/new3/config.toml")
+[ "$RC" = 0 ] && head -1 "$T/new3/config.toml" | grep -qxF 'version = 3' &&
+    table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
+    table "$D" "$R2.runtimes.runc" | grep -qxF "          runtime_type = 'io.containerd.runc.v2'" &&
+    table "$D" "$R2" | grep -qxF "      default_runtime_name = 'runc'" &&
+    pass "missing file on containerd $CTD_RELEASE: created as version 3; config dump shows gpu-numa and runc still the default" ||
+    fail "missing file on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) $(table "$D" "$R2" | one_line)"
+
+# --- version 4 (containerd 2.3's) with this 2.x installed, which refuses it: install refuses too
+mkdir -p "$T/v4"; printf 'version = 4\n' >"$T/v4/config.toml"; cp "$T/v4/config.toml" "$T/v4.orig"
+V4DUMP=$(dump "$T/v4/config.toml")
+inst containerd --runtime-config "$T/v4/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+echo "$V4DUMP" | grep -qF 'expected containerd config version equal to or less than `3`, got `4`' &&
+    [ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $T/v4/config.toml: config version 4 is not read by containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`), which reads versions up to 3: left untouched" ] &&
+    cmp -s "$T/v4/config.toml" "$T/v4.orig" && [ ! -e "$T/v4/conf.d" ] &&
+    pass "version 4 file with containerd $CTD_RELEASE installed (its config dump refuses it): install refuses in one line, nothing written" ||
+    fail "v4 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$V4DUMP" | one_line)"
+fi
+
+[ "$SUITE" = bookworm ] || finish
 # ---------------------------------------------------------------- Docker's daemon.json
 D_=$T/docker; mkdir -p "$D_"; our_config "$D_"
 printf '{\n  "default-runtime": "nvidia",\n  "runtimes": {\n    "nvidia": {\n      "args": [],\n      "path": "nvidia-container-runtime"\n    }\n  }\n}\n' >"$D_/daemon.json"

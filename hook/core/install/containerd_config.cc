@@ -541,6 +541,12 @@ class ContainerdConfig final : public EngineConfig {
       fail(main_ + ": config version " + std::to_string(version) + " is containerd 2.x's, but containerd " +
            std::to_string(release_.major) + "." + std::to_string(release_.minor) + " is installed (" + release_.source +
            "): left untouched");
+    // containerd 2.0-2.2 refuse a file above version 3 at start ("expected containerd config version
+    // equal to or less than `3`"): editing it would leave a containerd that does not start.
+    if (release_.major == 2 && release_.minor < 3 && version > 3)
+      fail(main_ + ": config version " + std::to_string(version) + " is not read by containerd " +
+           std::to_string(release_.major) + "." + std::to_string(release_.minor) + " (" + release_.source +
+           "), which reads versions up to 3: left untouched");
     return release_.major >= 2 || (release_.major == 0 && version >= 3);
   }
 

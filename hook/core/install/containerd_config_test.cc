@@ -175,6 +175,10 @@ TEST_CASE("containerd 2.x, version 3 and 4: a minimal drop-in under io.container
   fs.f[kMain] = "version = 3\n";
   CHECK_THROWS_WITH_AS(containerd_config(kMain, fs, k17)->add_runtime(opts(), std::nullopt),
                        (kMain + ": config version 3 is containerd 2.x's, but containerd 1.7 is installed (test): left untouched").c_str(), Error);
+  // version 4 (containerd 2.3's) with containerd 2.1 installed, which refuses it at start: refused
+  fs.f[kMain] = "version = 4\n";
+  CHECK_THROWS_WITH_AS(containerd_config(kMain, fs, k21)->add_runtime(opts(), std::nullopt),
+                       (kMain + ": config version 4 is not read by containerd 2.1 (test), which reads versions up to 3: left untouched").c_str(), Error);
 }
 
 TEST_CASE("containerd: a missing main file is created with the installed containerd's version, and removed again") {

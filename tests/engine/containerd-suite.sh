@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Which real containerd an engine suite runs against (sourced; needs tally.sh's fail/finish):
+#   bookworm  Debian 12's containerd 1.6, the system's /usr/bin/containerd
+#   trixie    containerd 1.7.24, sid: containerd 2.1.9, both fetched and cached by
+#             tests/nri/fetch-containerd.sh (CI fetches them before the build)
+# A fetched one is bound over /usr/bin/{containerd,containerd-shim-runc-v2,ctr} in a private mount
+# namespace (install asks `/usr/bin/containerd --version`, never $PATH) and put first on PATH
+# (containerd finds its shim there). A release that is not the suite's is a failure, never a skip.
+
+# containerd_suite_release SUITE: the major.minor that SUITE must run
+containerd_suite_release() {
+    case $1 in bookworm) echo 1.6 ;; trixie) echo 1.7 ;; sid) echo 2.1 ;; *) return 1 ;; esac
+}
+# fetch_containerd_suite SUITE: the unpacked root of SUITE's containerd on stdout ("/" for bookworm)
+fetch_containerd_suite() {
+    [ "$1" = bookworm ] && { echo /; return 0; }
+    "$(dirname "${BASH_SOURCE[0]}")/../nri/fetch-containerd.sh" "$1"
+}
+# bind_containerd ROOT: inside a private mount namespace, ROOT's binaries over /usr/bin's and first on PATH
+bind_containerd() {
+    local b
+    [ "$1" = / ] && return 0
+    for b in containerd containerd-shim-runc-v2 ctr; do
+        [ -e "/usr/bin/$b" ] && [ -e "$1/usr/bin/$b" ] && { mount --bind "$1/usr/bin/$b" "/usr/bin/$b" || return 1; }
+    done
+    export PATH="$1/usr/bin:$PATH"
+}
+# check_containerd_release SUITE: sets CTD_VERSION (containerd --version), CTD_RELEASE (1.6, 2.1...),
+# CTD_MAJOR; fails the suite when /usr/bin/containerd is not SUITE's release
+check_containerd_release() {
+    local want
+    want=$(containerd_suite_release "$1") || { fail "containerd suite" "unknown suite '$1' (bookworm, trixie or sid)"; finish; }
+    [ -x /usr/bin/containerd ] || { fail "containerd $want" "/usr/bin/containerd is missing (tests/run-all.sh installs Debian 12's)"; finish; }
+    CTD_VERSION=$(/usr/bin/containerd --version 2>&1)
+    CTD_RELEASE=$(echo "$CTD_VERSION" | sed -n 's/^containerd [^ ]* v\{0,1\}\([0-9]*\.[0-9]*\)\..*/\1/p')
+    CTD_MAJOR=${CTD_RELEASE%%.*}
+    [ "$CTD_RELEASE" = "$want" ] || { fail "containerd $want" "suite $1 expects containerd $want at /usr/bin/containerd, found: $CTD_VERSION"; finish; }
+    echo "containerd under test: $CTD_VERSION"
+}
+# use_containerd_suite SUITE SCRIPT ARG...: for a suite without a namespace of its own (install):
+# bookworm runs here; trixie/sid re-run SCRIPT ARG... in a private mount namespace with the fetched
+# containerd bound (GNH_CTD_ROOT marks that run). Returns with CTD_* set (check_containerd_release).
+use_containerd_suite() {
+    local suite=$1 root
+    shift
+    if [ "$suite" != bookworm ] && [ -z "${GNH_CTD_ROOT:-}" ]; then
+        [ "$(id -u)" = 0 ] || { fail "containerd $suite" "binding the fetched containerd over /usr/bin needs root"; finish; }
+        root=$(fetch_containerd_suite "$suite") || { fail "fetch containerd from $suite" "tests/nri/fetch-containerd.sh $suite failed (see above)"; finish; }
+        GNH_CTD_ROOT=$root exec unshare -m --propagation private -- /bin/bash "$@"
+    fi
+    if [ -n "${GNH_CTD_ROOT:-}" ]; then
+        bind_containerd "$GNH_CTD_ROOT" || { fail "containerd $suite" "cannot bind $GNH_CTD_ROOT's binaries over /usr/bin"; finish; }
+    fi
+    check_containerd_release "$suite"
+}
