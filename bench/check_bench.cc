@@ -14,9 +14,9 @@
 #include <string>
 
 #include "check/findings.h"
-#include "host/cpuset_walk.h"
-#include "host/cgroup_locator.h"
-#include "host/driver_reader.h"
+#include "host/cgroup/cpuset_walk.h"
+#include "host/cgroup/cgroup_locator.h"
+#include "host/driver/driver_reader.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "base/exit_code.h"
 #include "cli/commands.h"
-#include "host/config_loader.h"
+#include "host/config/config_loader.h"
 
 namespace gnh {
 

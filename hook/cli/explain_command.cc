@@ -5,10 +5,10 @@
 #include "cli/commands.h"
 #include "cli/config_problems.h"
 #include "cli/tool_error.h"
-#include "host/config_loader.h"
-#include "host/cuda_requirement_reader.h"
-#include "host/pipeline.h"
-#include "host/spec_reader.h"
+#include "host/config/config_loader.h"
+#include "host/driver/cuda_requirement_reader.h"
+#include "host/decide/pipeline.h"
+#include "host/oci/spec_reader.h"
 #include "report/report.h"
 
 namespace gnh {

@@ -1,13 +1,13 @@
 // `status [--json]`: "is this node protected?" in one command: the engines registered and how,
 // the binaries they name, the config, the GPUs' memory nodes, stale cgroups, the last refusals and
-// the check timer. Reads only (host/node_status_reader.h); judged in status/node_status.h.
+// the check timer. Reads only (host/status/node_status_reader.h); judged in status/node_status.h.
 // Exit 0 protected, 1 not protected (a line per reason), 2 cannot tell.
 #include <cstdio>
 #include <exception>
 
 #include "cli/commands.h"
 #include "cli/tool_error.h"
-#include "host/node_status_reader.h"
+#include "host/status/node_status_reader.h"
 #include "status/node_status.h"
 
 namespace gnh {

@@ -7,11 +7,11 @@
 #include "cli/commands.h"
 #include "cli/config_problems.h"
 #include "cli/tool_error.h"
-#include "host/config_loader.h"
-#include "host/cuda_requirement_reader.h"
-#include "host/driver_reader.h"
-#include "host/nvml_cache_reader.h"
-#include "host/nvml_probe_runner.h"
+#include "host/config/config_loader.h"
+#include "host/driver/cuda_requirement_reader.h"
+#include "host/driver/driver_reader.h"
+#include "host/driver/nvml_cache_reader.h"
+#include "host/driver/nvml_probe_runner.h"
 #include "report/report.h"
 
 namespace gnh {

@@ -13,11 +13,11 @@
 #include "cli/commands.h"
 #include "cli/config_problems.h"
 #include "cli/tool_error.h"
-#include "host/cgroup_locator.h"
-#include "host/config_loader.h"
-#include "host/cpuset_tree.h"
-#include "host/driver_reader.h"
-#include "host/nvml_cache_reader.h"
+#include "host/cgroup/cgroup_locator.h"
+#include "host/config/config_loader.h"
+#include "host/cgroup/cpuset_tree.h"
+#include "host/driver/driver_reader.h"
+#include "host/driver/nvml_cache_reader.h"
 
 namespace gnh {
 

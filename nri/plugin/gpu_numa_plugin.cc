@@ -4,9 +4,9 @@
 
 #include "base/error.h"
 #include "gpu/gpu_request.h"
-#include "host/cgroup_locator.h"
-#include "host/driver_reader.h"
-#include "host/host_fs.h"
+#include "host/cgroup/cgroup_locator.h"
+#include "host/driver/driver_reader.h"
+#include "host/fs/host_fs.h"
 
 namespace gnh::nri {
 

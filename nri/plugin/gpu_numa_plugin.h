@@ -6,7 +6,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "host/event_log.h"
+#include "host/log/event_log.h"
 #include "plugin/decisions.h"
 #include "plugin/session.h"
 #include "report/log_record.h"

@@ -19,9 +19,9 @@
 
 #include "base/error.h"
 #include "check/nri_plugin_state.h"
-#include "host/atomic_file.h"
-#include "host/config_loader.h"
-#include "host/event_log.h"
+#include "host/fs/atomic_file.h"
+#include "host/config/config_loader.h"
+#include "host/log/event_log.h"
 #include "plugin/connection.h"
 #include "plugin/gpu_numa_plugin.h"
 

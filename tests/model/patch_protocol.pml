@@ -3,7 +3,7 @@
  * spin. What is modeled, every simplification and every property: README.md in this directory.
  *
  * Variants (spin -D...):
- *   (none)           the protocol as hook/host/patcher.cc, check_fix.cc and cpuset_writer.cc run it
+ *   (none)           the protocol as hook/host/cgroup/patcher.cc, check_fix.cc and cpuset_writer.cc run it
  *   BOTTOM_UP        broken: the hook writes the container before the slice
  *   NO_LOCK          broken: neither the hook nor check --fix takes /run/gpu-numa-hook.lock
  *   NO_REREAD        broken: the hook plans from the chain it read before it took the lock

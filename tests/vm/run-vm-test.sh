@@ -63,7 +63,7 @@ if [ $HOOK_PRESENT = 1 ]; then
 	install -D -m 755 "$HOOK" "$ROOT/bin/gpu-numa-hook"
 	SHIM=$(dirname "$HOOK")/gpu-numa-runtime
 	if [ -x "$SHIM" ]; then install -D -m 755 "$SHIM" "$ROOT/usr/bin/gpu-numa-runtime"; fi
-	# The sandbox's own tests (hook/host/sandbox_test.cc) from the same build: on this arch's real
+	# The sandbox's own tests (hook/host/sandbox/sandbox_test.cc) from the same build: on this arch's real
 	# kernel they check the filter the kernel holds, byte for byte, and what it allows and denies
 	# (qemu-user cannot: it has no seccomp). Required for the other arches, where nothing else runs them.
 	SANDBOX_TESTS=$(dirname "$HOOK")/tests/host_unit_tests

@@ -25,7 +25,7 @@ struct PatchStep {
 // v1: every cgroup from the first one below the root that lacks a node down to the container gets
 // current | add (a v1 child must stay a subset of its parent, hence top-down).
 // v2: only cgroups with an explicit (non-empty) cpuset.mems that lacks a node; empty ones inherit.
-// What carrying out a patch did (host/patcher.h); the verdict (decide/verdict.h) words it.
+// What carrying out a patch did (host/cgroup/patcher.h); the verdict (decide/verdict.h) words it.
 struct PatchOutcome {
   bool ok = false;
   bool locked = false;           // false: the lock was not had (held past the deadline): a hook error, not the cgroup's

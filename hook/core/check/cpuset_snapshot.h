@@ -1,5 +1,5 @@
 // The whole cpuset hierarchy as `check` read it: every cgroup's configured cpuset.mems in
-// pre-order (parents before children). Plain data: host/cpuset_walk.h reads it, check/findings.h
+// pre-order (parents before children). Plain data: host/cgroup/cpuset_walk.h reads it, check/findings.h
 // judges it.
 #pragma once
 

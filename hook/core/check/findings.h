@@ -85,7 +85,7 @@ struct CheckFindings {
 CheckFindings find_problems(const CpusetSnapshot& snap, const HostNodes& nodes);
 
 // The same rules, one cgroup at a time in pre-order, keeping nothing per cgroup but the findings:
-// `check` walks 100,000 cgroups in a few MiB this way (host/cpuset_walk.h). find_problems is this
+// `check` walks 100,000 cgroups in a few MiB this way (host/cgroup/cpuset_walk.h). find_problems is this
 // over a snapshot.
 class FindingsBuilder {
  public:

@@ -1,4 +1,4 @@
-// What `check --fix` did, cgroup by cgroup. Plain data (host/check_fix.h produces it).
+// What `check --fix` did, cgroup by cgroup. Plain data (host/check/check_fix.h produces it).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// What the pipeline found for one container (host/pipeline.h fills it): its GPUs, its cgroup and
+// What the pipeline found for one container (host/decide/pipeline.h fills it): its GPUs, its cgroup and
 // mems, and the Decision. Plain data, rendered by report/report.h.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Config [[topology.gpu]] overrides: corrections an operator makes where the driver describes a
-// GPU badly. Pure: applied to an inventory read elsewhere (host/driver_reader.h).
+// GPU badly. Pure: applied to an inventory read elsewhere (host/driver/driver_reader.h).
 #pragma once
 
 #include <optional>

@@ -2,7 +2,7 @@
 // (docker_config.cc, containerd_config.cc, crio_config.cc), as nvidia-container-toolkit's
 // pkg/config/engine does: read the effective configuration (every file the engine reads, in its
 // order), add or remove our runtime, name the runtime ours is copied from and the one it displaces.
-// Pure: files come through a ConfigReader that the host side implements (host/engine_files.h); the
+// Pure: files come through a ConfigReader that the host side implements (host/install/engine_files.h); the
 // result is each file's new text, which the host side backs up, writes atomically or prints as a
 // diff. Adding support for the next engine version is a change in that engine's file only.
 #pragma once
@@ -37,7 +37,7 @@ struct FileChange {
   bool dropin = false;  // our drop-in: its directory goes when it is left empty
 };
 
-// What install did to one engine, kept in install-state.json (host/install_state.h) so that
+// What install did to one engine, kept in install-state.json (host/install/install_state.h) so that
 // uninstall undoes exactly that, whatever else changed in the files in between.
 struct InstallRecord {
   std::string config;            // the engine's main file (CRI-O: the drop-in directory)

@@ -1,4 +1,4 @@
-// node_exporter textfile-collector output: the exposition text format (host/atomic_file.h writes it).
+// node_exporter textfile-collector output: the exposition text format (host/fs/atomic_file.h writes it).
 #pragma once
 
 #include <string>

@@ -46,7 +46,7 @@ struct StatusFacts {
   bool nri_connected = false;
   std::string nri_problem;
   std::string config_path;
-  std::string config_error;          // "" = usable (config_problem in host/node_status_reader.h)
+  std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default
   bool gpus_read = false;
   std::string gpus_error;

@@ -1,6 +1,6 @@
 // The few D-Bus messages the hook sends systemd, marshalled by hand (little-endian, protocol
 // version 1), and the reply read back: a statically linked hook cannot load libsystemd, and one
-// method call needs no library. Pure: bytes in, bytes out; the socket is host/systemd_bus.h.
+// method call needs no library. Pure: bytes in, bytes out; the socket is host/systemd/systemd_bus.h.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,53 @@
+#include "host/check/nri_state_reader.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "check/nri_plugin_state.h"
+
+namespace gnh {
+
+namespace {
+
+std::string own_pid_namespace() {
+  char buf[128];
+  ssize_t n = ::readlink("/proc/self/ns/pid", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+// Alive and still the plugin (a pid reused by another program is not).
+bool plugin_alive(long pid) {
+  if (pid <= 0 || (::kill(pid_t(pid), 0) != 0 && errno != EPERM)) return false;
+  HostFs proc("/");
+  auto comm = proc.read("/proc/" + std::to_string(pid) + "/comm");
+  return comm && comm->rfind("gpu-numa-nri", 0) == 0;
+}
+
+}  // namespace
+
+NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path) {
+  NriPluginCheck c;
+  auto text = fs.read(state_path);
+  if (!text) return c;
+  c.applicable = true;
+  auto state = parse_nri_state(*text);
+  NriPluginLiveness live;
+  live.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (state && fs.is_real_root() && !state->pid_namespace.empty() && state->pid_namespace == own_pid_namespace()) {
+    live.same_pid_namespace = true;
+    live.pid_alive = plugin_alive(state->pid);
+  }
+  if (!state) {
+    c.problem = "NRI plugin not connected: " + fs.resolve(state_path) + " is not the plugin's state file";
+    return c;
+  }
+  c.problem = nri_not_connected(state, live);
+  c.connected = !c.problem;
+  if (c.connected) c.runtime = state->runtime;
+  return c;
+}
+
+}  // namespace gnh

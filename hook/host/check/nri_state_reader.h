@@ -1,0 +1,24 @@
+// `check`'s view of the NRI plugin: its state file (check/nri_plugin_state.h) and whether its
+// process is still there, read from this host.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "host/fs/host_fs.h"
+
+namespace gnh {
+
+struct NriPluginCheck {
+  bool applicable = false;            // this node runs the NRI plugin (its state file exists)
+  bool connected = false;
+  std::string runtime;                // "containerd 2.1.9" when connected
+  std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
+};
+
+// `state_path` is a host path (kNriStatePath by default). A node where the plugin never ran (no
+// file) is not an NRI node: nothing to report. The plugin's pid is checked only when check runs in
+// its pid namespace on the real root; elsewhere the file's heartbeat decides.
+NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path);
+
+}  // namespace gnh

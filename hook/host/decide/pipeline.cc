@@ -1,0 +1,170 @@
+#include "host/decide/pipeline.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include "base/error.h"
+#include "cgroup/cgroup_prediction.h"
+#include "gpu/gpu_request.h"
+#include "gpu/mig_devices.h"
+#include "host/cgroup/cgroup_locator.h"
+#include "host/cgroup/cpuset_tree.h"
+#include "host/driver/cuda_requirement_reader.h"
+#include "host/driver/driver_reader.h"
+#include "host/driver/nvml_cache_reader.h"
+#include "decide/requirement_fold.h"
+
+namespace gnh {
+
+namespace {
+
+// The NVML cache, read at most once per evaluation and only by a stage that needs it.
+struct NvmlOnce {
+  const HostFs& fs;
+  std::string path;
+  std::optional<NvmlCacheLoad> load;
+  const NvmlCacheLoad& get() {
+    if (!load) load = load_nvml_cache(fs, path);
+    return *load;
+  }
+};
+
+CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
+  auto path = cgroup_from_cgroups_path(spec.cgroups_path);
+  if (!path) fail("config.json linux.cgroupsPath '" + spec.cgroups_path.substr(0, 200) +
+                  "' is empty or unusable; pass --pid of the running container");
+  return locate_cpuset_hierarchy(fs, *path);
+}
+
+Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, NvmlOnce& nvml_once) {
+  Evaluation ev;
+  if (!may_request_gpus(spec)) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = "no GPU requested (fast path)";
+    return ev;
+  }
+  ev.gpu_requested = true;
+
+  ev.memory_mode = read_memory_mode(fs);
+  if (ev.memory_mode.mode == MemoryMode::driver) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = "the driver manages coherent GPU memory itself (" + cdmm_switch(ev.memory_mode) +
+                          ", CDMM): GPU memory is not a NUMA node, so there is no node to require";
+    return ev;
+  }
+
+  // Every GPU's information file maps the request; only the container's GPUs are read further.
+  Inventory inv = read_gpu_identities(fs);
+  GpuRequest req = resolve_gpu_request(spec, inv);
+  // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
+  // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
+  std::optional<NvmlCacheLoad>& nvml = nvml_once.load;
+  auto nvml_cache = [&]() -> const NvmlCache* {
+    const NvmlCacheLoad& l = nvml_once.get();
+    return l.cache ? &*l.cache : nullptr;
+  };
+  MigResolution mig;
+  if (!req.mig_references.empty()) {
+    if (const NvmlCache* cache = nvml_cache()) {
+      mig = resolve_mig_references(req.mig_references, inv, *cache);
+      for (const auto& f : mig.found) {
+        req.gpus.push_back(f.gpu);
+        req.unresolved.erase(std::remove(req.unresolved.begin(), req.unresolved.end(), f.reference), req.unresolved.end());
+      }
+      std::sort(req.gpus.begin(), req.gpus.end());
+      req.gpus.erase(std::unique(req.gpus.begin(), req.gpus.end()), req.gpus.end());
+    }
+  }
+  for (size_t i : req.gpus) {
+    read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail);
+    if (inv.gpus[i].memory_read_errno == EIO)
+      if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
+    ev.gpus.push_back(inv.gpus[i]);
+  }
+  ev.unresolved = req.unresolved;
+  ev.sources = req.sources;
+  auto note_nvml = [&]() {
+    if (nvml && !nvml->cache) ev.decision.message += " (" + nvml->problem + ")";
+  };
+  if (ev.gpus.empty()) {
+    ev.decision.action = Action::allow;
+    ev.decision.message = inv.gpus.empty() ? "GPUs requested but the NVIDIA driver shows none on this host"
+                                           : "none of the requested GPUs is on this host";
+    if (!req.unresolved.empty()) ev.decision.message += " (unresolved: " + req.unresolved.front() + ")";
+    note_nvml();
+    return ev;
+  }
+
+  std::optional<NodeSet> explicit_mems;
+  if (spec.cpuset_mems) {
+    std::string why;
+    explicit_mems = NodeSet::parse(*spec.cpuset_mems, &why);
+    if (!explicit_mems) fail("config.json linux.resources.cpu.mems '" + spec.cpuset_mems->substr(0, 100) + "': " + why);
+  }
+
+  CpusetLocation loc = pid > 0 ? locate_process_cpuset(fs, pid) : locate_from_spec(spec, fs);
+  CpusetTree tree(fs, loc);
+  std::string read_path = loc.path;
+  if (pid <= 0) {
+    while (read_path != "/" && !tree.exists(read_path)) {
+      read_path = cgroup_parent(read_path);
+      ev.cgroup_predicted = true;
+    }
+  }
+  ev.location = loc;
+  ev.mems = tree.read(read_path);
+  ev.root_mems = tree.root_mems();
+  ev.host_memory_nodes = read_memory_nodes(fs);
+
+  DecisionInput in;
+  in.gpus = ev.gpus;
+  in.host_memory_nodes = ev.host_memory_nodes;
+  in.possible_nodes = read_possible_nodes(fs);
+  in.root_mems = ev.root_mems;
+  in.cgroup = loc.path;
+  in.effective = ev.mems.effective;
+  in.explicit_mems = explicit_mems;
+  in.policy = config.policy;
+  in.cgroup_v2 = loc.version == CgroupVersion::v2;
+  if (any_self_onlining_offline(ev.gpus)) {
+    // Grace before the GPU's first client: read only now, the usual path stays as it was.
+    in.auto_online_blocks = read_auto_online_blocks(fs);
+    if (in.cgroup_v2) {
+      for (const auto& p : cgroup_chain(read_path))
+        if (auto m = tree.read_configured(p); m && !m->empty()) in.chain_explicit_mems.push_back(*m);
+      if (explicit_mems && !explicit_mems->empty()) in.chain_explicit_mems.push_back(*explicit_mems);
+    }
+  }
+  ev.decision = decide(in);
+  if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
+  note_nvml();
+  return ev;
+}
+
+// The image's NVIDIA_REQUIRE_*, for a container that gets GPUs only: the fast path and a GPU
+// request that finds no GPU read nothing more.
+void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& spec, NvmlOnce& nvml, Evaluation& ev) {
+  if (!ev.gpu_requested || config.policy.cuda_requirement == CudaRequirementPolicy::off) return;
+  ImageRequirements image = read_image_requirements(spec.env);
+  if (image.empty() && !image.disabled) return;
+  std::vector<Gpu> gpus = ev.gpus;
+  if (gpus.empty() && ev.memory_mode.mode == MemoryMode::driver) {
+    // CDMM stops before the GPUs are mapped; the requirement still concerns the container's GPUs.
+    Inventory inv = read_gpu_identities(fs);
+    for (size_t i : resolve_gpu_request(spec, inv).gpus) gpus.push_back(inv.gpus[i]);
+  }
+  if (gpus.empty()) return;
+  ev.requirement = check_cuda_requirement(fs, image, gpus, [&]() -> const NvmlCacheLoad& { return nvml.get(); });
+  fold_requirement(ev.decision, ev.requirement, config.policy.cuda_requirement);
+}
+
+}  // namespace
+
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+  NvmlOnce nvml{fs, config.nvml.cache_path(), std::nullopt};
+  Evaluation ev = evaluate_numa(fs, config, spec, pid, nvml);
+  check_requirement(fs, config, spec, nvml, ev);
+  return ev;
+}
+
+}  // namespace gnh

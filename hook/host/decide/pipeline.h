@@ -1,0 +1,17 @@
+// The hook's pipeline from a container's config.json (and pid) to a Decision: request -> driver
+// -> cgroup -> decision. Shared by hook mode (which then acts) and `explain` (which only prints).
+#pragma once
+
+#include "config/config.h"
+#include "decide/evaluation.h"
+#include "host/fs/host_fs.h"
+#include "spec.h"
+
+namespace gnh {
+
+// pid > 0: the container's cgroup from /proc/<pid>/cgroup. pid == 0: predicted from
+// linux.cgroupsPath (the nearest existing ancestor's mems are what a runtime would copy).
+// Throws Failure with context for anything the hook cannot read.
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid);
+
+}  // namespace gnh

@@ -1,0 +1,114 @@
+#include "host/driver/driver_reader.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include "base/error.h"
+#include "base/text.h"
+#include "gpu/driver_files.h"
+#include "gpu/self_onlining.h"
+
+namespace gnh {
+
+namespace {
+constexpr const char* kGpusDir = "/proc/driver/nvidia/gpus";
+}  // namespace
+
+Inventory read_gpu_identities(const HostFs& fs) {
+  Inventory inv;
+  for (const auto& name : fs.list_dir(kGpusDir).value_or(std::vector<std::string>())) {
+    std::string dir = std::string(kGpusDir) + "/" + name;
+    std::string why;
+    auto info_text = fs.read(dir + "/information");
+    if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
+    auto info = parse_gpu_information(*info_text, &why);
+    if (!info) fail("cannot parse " + fs.resolve(dir + "/information") + ": " + why, EINVAL);
+    Gpu g;
+    g.minor = *info->minor;
+    g.uuid = info->uuid;
+    g.model = info->model;
+    g.driver_dir = name;
+    auto canon = canonical_pci_address(info->bus_location.empty() ? name : info->bus_location);
+    g.bus_id = canon ? *canon : name;
+    inv.gpus.push_back(std::move(g));
+  }
+  std::sort(inv.gpus.begin(), inv.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bus_id < b.bus_id; });
+  return inv;
+}
+
+void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {
+  std::string file = std::string(kGpusDir) + "/" + g.driver_dir + "/numa_status";
+  try {
+    // Absent: not a coherent GPU, or the driver in CDMM mode (it then creates no numa_status).
+    if (auto text = fs.read(file)) {
+      std::string why;
+      auto ns = parse_numa_status(*text, &why);
+      if (!ns) fail("cannot parse " + fs.resolve(file) + ": " + why, EINVAL);
+      g.memory_node = ns->node;
+      g.memory_status = ns->status;
+    }
+  } catch (const Error& e) {
+    // EIO: the driver has no node to name while MIG instances are active; not an error of ours.
+    if (e.error_number() != EIO && errors == ReadErrors::fail) throw;
+    g.memory_read_errno = e.error_number() != 0 ? e.error_number() : EINVAL;
+    g.memory_read_error = e.what();
+  }
+  if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node")) g.affinity_node = parse_sysfs_numa_node(*nn);
+  // Only "offline" means something else on Grace (not initialized yet), so only then is the
+  // PCI device id read: the driver's own test (detect-self-hosted.h), the model as a fallback.
+  if (g.memory_status && *g.memory_status == "offline") {
+    auto id_text = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/device");
+    auto id = id_text ? parse_pci_device_id(*id_text) : std::nullopt;
+    g.self_onlining = id ? is_self_hosted_device_id(*id) : is_self_hosted_model(g.model);
+  }
+  apply_overrides(g, overrides);
+}
+
+bool any_self_onlining_offline(const std::vector<Gpu>& gpus) {
+  for (const auto& g : gpus)
+    if (g.self_onlining && g.memory_status && *g.memory_status == "offline") return true;
+  return false;
+}
+
+std::string read_auto_online_blocks(const HostFs& fs) {
+  auto text = fs.read("/sys/devices/system/memory/auto_online_blocks");
+  return text ? std::string(trim(*text)) : std::string();
+}
+
+Inventory read_inventory(const HostFs& fs, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {
+  Inventory inv = read_gpu_identities(fs);
+  for (auto& g : inv.gpus) read_gpu_memory(fs, g, overrides, errors);
+  return inv;
+}
+
+Inventory read_numa_inventory(const HostFs& fs, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {
+  if (read_memory_mode(fs).mode == MemoryMode::driver) return {};
+  return read_inventory(fs, overrides, errors);
+}
+
+DriverMemoryMode read_memory_mode(const HostFs& fs) {
+  auto text = fs.read("/proc/driver/nvidia/params");
+  return text ? parse_memory_mode(*text) : DriverMemoryMode{};
+}
+
+NodeSet read_possible_nodes(const HostFs& fs) {
+  auto text = fs.read("/sys/devices/system/node/possible");
+  if (!text) return {};
+  auto set = NodeSet::parse(*text);
+  return set ? *set : NodeSet();
+}
+
+NodeSet read_memory_nodes(const HostFs& fs) {
+  for (const char* f : {"/sys/devices/system/node/has_memory", "/sys/devices/system/node/online"}) {
+    if (auto text = fs.read(f)) {
+      std::string why;
+      auto set = NodeSet::parse(*text, &why);
+      if (!set) fail("cannot parse " + fs.resolve(f) + ": " + why);
+      return *set;
+    }
+  }
+  // A kernel without NUMA support exposes no node directory: everything is node 0.
+  return NodeSet::of({0});
+}
+
+}  // namespace gnh

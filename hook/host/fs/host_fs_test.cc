@@ -1,0 +1,137 @@
+// HostFs's beneath rules, tested directly, both through openat2 and through the component walk
+// used on kernels without it (forced here with the test seam).
+#include "host/fs/host_fs.h"
+
+#include <doctest/doctest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "base/error.h"
+#include "errno_of.h"
+
+using namespace gnh;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch tree: base/a/b/file, a symlinked dir and file inside base, a secret outside it.
+struct Tree {
+  std::string top;
+  std::string base;
+  Tree() {
+    char t[] = "/tmp/gnh-hostfs-XXXXXX";
+    REQUIRE(::mkdtemp(t));
+    top = t;
+    base = top + "/base";
+    fs::create_directories(base + "/a/b");
+    std::ofstream(base + "/a/b/file") << "0,8\n";
+    std::ofstream(top + "/secret") << "secret\n";
+    fs::create_directory_symlink("a", base + "/link-dir");
+    fs::create_symlink("../secret", base + "/a/link-file");
+    fs::create_directory(base + "/mnt");
+  }
+  ~Tree() {
+    ::umount2((base + "/mnt").c_str(), MNT_DETACH);
+    fs::remove_all(top);
+  }
+};
+
+// Runs the same checks with openat2 and with the fallback walk.
+struct Openat2Mode {
+  explicit Openat2Mode(bool disabled) { set_openat2_disabled_for_tests(disabled); }
+  ~Openat2Mode() { set_openat2_disabled_for_tests(false); }
+};
+
+}  // namespace
+
+TEST_CASE("beneath: a clean path reads and writes - absence is a value, not an error") {
+  for (bool walk : {false, true}) {
+    CAPTURE(walk);
+    Openat2Mode mode(walk);
+    Tree t;
+    HostFs fs("/");
+    CHECK(fs.read_beneath(t.base, "/a/b/file") == "0,8\n");
+    CHECK(fs.read_beneath(t.base, "a/b/missing") == std::nullopt);
+    CHECK(fs.read_beneath(t.base, "a/missing-dir/file") == std::nullopt);
+    CHECK(fs.dir_exists_beneath(t.base, "a/b"));
+    CHECK_FALSE(fs.dir_exists_beneath(t.base, "a/nope"));
+    CHECK(fs.list_subdirs_beneath(t.base, "/") == std::vector<std::string>{"a", "mnt"});  // not the symlink
+    CHECK(fs.list_subdirs_beneath(t.base, "gone") == std::nullopt);
+    fs.write_beneath(t.base, "a/b/file", "0,8,252");
+    CHECK(fs.read_beneath(t.base, "a/b/file") == "0,8,252");
+    CHECK(errno_of([&] { fs.write_beneath(t.base, "a/b/missing", "1"); }) == ENOENT);
+  }
+}
+
+TEST_CASE("beneath: '..', '.', absolute escapes and NUL are refused before any open") {
+  for (bool walk : {false, true}) {
+    CAPTURE(walk);
+    Openat2Mode mode(walk);
+    Tree t;
+    HostFs fs("/");
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "a/../../secret"); }) == EINVAL);
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "../secret"); }) == EINVAL);
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "a/./b/file"); }) == EINVAL);
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "a//b/file"); }) == EINVAL);
+    CHECK(errno_of([&] { fs.read_beneath(t.base, std::string("a/b/file\0/x", 11)); }) == EINVAL);
+    CHECK(errno_of([&] { fs.write_beneath(t.base, "../secret", "x"); }) == EINVAL);
+    CHECK(fs::exists(t.top + "/secret"));
+    CHECK(errno_of([&] { fs.read(std::string("/etc/passwd\0/x", 14)); }) == EINVAL);
+  }
+}
+
+TEST_CASE("beneath: symlinks are never followed, neither a directory on the way nor the file itself") {
+  for (bool walk : {false, true}) {
+    CAPTURE(walk);
+    Openat2Mode mode(walk);
+    Tree t;
+    HostFs fs("/");
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "link-dir/b/file"); }) == ELOOP);
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "a/link-file"); }) == ELOOP);
+    CHECK(errno_of([&] { fs.write_beneath(t.base, "a/link-file", "x"); }) == ELOOP);
+    CHECK(errno_of([&] { fs.dir_exists_beneath(t.base, "link-dir"); }) == ELOOP);
+    std::ifstream secret(t.top + "/secret");
+    std::string line;
+    std::getline(secret, line);
+    CHECK(line == "secret");
+  }
+}
+
+TEST_CASE("beneath: a mount inside the base is not crossed (RESOLVE_NO_XDEV, and st_dev in the walk)") {
+  Tree t;
+  REQUIRE_MESSAGE(::mount("tmpfs", (t.base + "/mnt").c_str(), "tmpfs", 0, "size=64k") == 0,
+                  "mounting a tmpfs needs root (the test command runs as root)");
+  std::ofstream(t.base + "/mnt/file") << "x\n";
+  for (bool walk : {false, true}) {
+    CAPTURE(walk);
+    Openat2Mode mode(walk);
+    HostFs fs("/");
+    CHECK(errno_of([&] { fs.read_beneath(t.base, "mnt/file"); }) == EXDEV);
+  }
+}
+
+TEST_CASE("beneath: the walk reads a real cgroup file on cgroupfs") {
+  Openat2Mode mode(true);
+  HostFs fs("/");
+  std::string mount = fs::exists("/sys/fs/cgroup/cpuset/cpuset.mems") ? "/sys/fs/cgroup/cpuset" : "/sys/fs/cgroup";
+  bool has_cpuset = fs::exists(mount + "/cpuset.mems") || fs::exists(mount + "/cpuset.mems.effective");
+  REQUIRE_MESSAGE(has_cpuset, "no cpuset hierarchy on this machine");
+  auto text = fs.read_beneath(mount, fs::exists(mount + "/cpuset.mems") ? "cpuset.mems" : "cpuset.mems.effective");
+  REQUIRE(text);
+  CHECK(!text->empty());
+}
+
+TEST_CASE("listing: an unlistable directory is an error with its errno, never an empty list") {
+  Tree t;
+  HostFs fs("/");
+  CHECK(errno_of([&] { fs.list_dir(t.base + "/a/b/file"); }) == 0);  // ENOTDIR: absent
+  CHECK(fs.list_dir(t.base + "/a/b/file") == std::nullopt);
+  CHECK(fs.list_dir(t.base + "/nope") == std::nullopt);
+  CHECK(fs.list_dir(t.base + "/a") == std::vector<std::string>{"b", "link-file"});
+}

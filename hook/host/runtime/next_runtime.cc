@@ -1,0 +1,57 @@
+#include "host/runtime/next_runtime.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "base/error.h"
+
+namespace gnh {
+
+namespace {
+
+std::vector<std::string> paths_for(const std::string& candidate) {
+  if (candidate.front() == '/') return {candidate};
+  std::vector<std::string> out;
+  std::string dirs = kRuntimeSearchPath;
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t colon = dirs.find(':', start);
+    if (colon == std::string::npos) colon = dirs.size();
+    out.push_back(dirs.substr(start, colon - start) + "/" + candidate);
+    start = colon + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string find_next_runtime(const std::vector<std::string>& candidates) {
+  struct stat self {};
+  if (::stat("/proc/self/exe", &self) != 0) fail_errno("cannot stat /proc/self/exe", errno);
+  std::string list;
+  for (const auto& c : candidates) {
+    list += (list.empty() ? "" : ", ") + c;
+    for (const auto& path : paths_for(c)) {
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0) continue;
+      if (st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+        fail("runtime.next: '" + c + "' (" + path + ") is gpu-numa-runtime itself; name the real runtime (runc, crun, nvidia-container-runtime)", ELOOP);
+      return path;
+    }
+  }
+  fail("runtime.next: none of [" + list + "] is an executable file (names are looked up in " +
+           std::string(kRuntimeSearchPath) + ")", ENOENT);
+}
+
+void exec_runtime(const std::string& path, const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>(path.c_str()));
+  for (size_t i = 1; i < argv.size(); ++i) args.push_back(const_cast<char*>(argv[i].c_str()));
+  args.push_back(nullptr);
+  ::execv(path.c_str(), args.data());
+  fail_errno("cannot execute " + path, errno);
+}
+
+}  // namespace gnh

@@ -1,0 +1,21 @@
+// One call to systemd over D-Bus, without libsystemd: connect (systemd's private socket, else the
+// system bus), AUTH EXTERNAL, one method call, its reply. Every read is bounded and the whole
+// exchange ends by the deadline. Uses only socket(AF_UNIX), connect, sendto, read and poll, which
+// the hook's sandbox already allows (docs/internals/sandbox.md).
+#pragma once
+
+#include <string>
+
+#include "base/node_set.h"
+#include "host/fs/deadline.h"
+#include "host/fs/host_fs.h"
+
+namespace gnh {
+
+// SetUnitProperties(unit, runtime=true, AllowedMemoryNodes=nodes). "" when systemd answered with
+// success; else what went wrong, for the operator ("connect /run/dbus/system_bus_socket: ENOENT",
+// "org.freedesktop.systemd1.NoSuchUnit: Unit x.scope not loaded.", "no reply within 1200 ms").
+std::string set_unit_allowed_memory_nodes(const HostFs& fs, const std::string& unit, const NodeSet& nodes,
+                                          const Deadline& deadline);
+
+}  // namespace gnh
