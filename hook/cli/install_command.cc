@@ -156,6 +156,14 @@ Undo exact_undo(const std::string& path, const std::optional<std::string>& befor
 
 // docker, containerd, crio-runtime: the engine's edit (install/engine_config.h), our config's
 // [runtime] next chained to the NVIDIA runtime ours displaces, and install-state.json.
+// The containerd release install writes for: --containerd-version, else the installed binary's.
+ContainerdRelease containerd_release_of(const InstallCommandOptions& o) {
+  if (!o.containerd_version) return installed_containerd();
+  ContainerdRelease release = containerd_release_from(*o.containerd_version, "--containerd-version");
+  if (release.major == 0) fail("--containerd-version '" + *o.containerd_version + "': give MAJOR.MINOR, e.g. 1.7 or 2.1");
+  return release;
+}
+
 int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   const std::string& rt = o.runtime;
   const std::string file = o.runtime_config.value_or(default_config_of(rt));
@@ -170,14 +178,7 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   if (rt == "docker") {
     engine = docker_config(file, reader);
   } else if (rt == "containerd") {
-    ContainerdRelease release;
-    if (o.containerd_version) {
-      release = containerd_release_from(*o.containerd_version, "--containerd-version");
-      if (release.major == 0) fail("--containerd-version '" + *o.containerd_version + "': give MAJOR.MINOR, e.g. 1.7 or 2.1");
-    } else {
-      release = installed_containerd();
-    }
-    engine = containerd_config(file, reader, release, root);
+    engine = containerd_config(file, reader, containerd_release_of(o), root);
   } else {
     engine = crio_config(file, reader);
   }
@@ -339,13 +340,7 @@ int install_nri(const InstallCommandOptions& o) {
   if (o.runtime == "nri") {
     const std::string main = o.runtime_config.value_or(default_config_of("containerd"));
     const std::string dropin = main.substr(0, main.rfind('/') + 1) + kContainerdNriDropin;
-    ContainerdRelease release;
-    if (o.containerd_version) {
-      release = containerd_release_from(*o.containerd_version, "--containerd-version");
-      if (release.major == 0) fail("--containerd-version '" + *o.containerd_version + "': give MAJOR.MINOR, e.g. 1.7 or 2.1");
-    } else {
-      release = installed_containerd();
-    }
+    const ContainerdRelease release = containerd_release_of(o);
     const std::string which = release.major ? "containerd " + std::to_string(release.major) + "." +
                                                   std::to_string(release.minor) + " (" + release.source + ")"
                                             : "containerd of unknown release (no `containerd --version`; taken as 1.x)";
