@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "check/nri_plugin_state.h"
+#include "install/nri_config.h"
 
 namespace gnh {
 
@@ -26,12 +27,29 @@ bool plugin_alive(long pid) {
   return comm && comm->rfind("gpu-numa-nri", 0) == 0;
 }
 
+// What `install --runtime nri|crio-nri` leaves at the default places: a node set up for the
+// plugin. Without the plugin's state file such a node runs GPU containers without the hook.
+std::string nri_setup_file(const HostFs& fs) {
+  for (const std::string& f : {std::string("/etc/containerd/") + kContainerdNriDropin,
+                               std::string("/etc/crio/crio.conf.d/") + kCrioNriDropin,
+                               std::string("/opt/nri/plugins/") + kNriPreregisteredName})
+    if (fs.read(f)) return f;
+  return "";
+}
+
 }  // namespace
 
 NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path) {
   NriPluginCheck c;
   auto text = fs.read(state_path);
-  if (!text) return c;
+  if (!text) {
+    const std::string setup = nri_setup_file(fs);
+    if (setup.empty()) return c;  // never set up for NRI here: nothing to report
+    c.applicable = true;
+    c.problem = "NRI plugin not connected: this node is set up for it (" + fs.resolve(setup) +
+                ") but gpu-numa-nri has never run here (no " + fs.resolve(state_path) + ")";
+    return c;
+  }
   c.applicable = true;
   auto state = parse_nri_state(*text);
   NriPluginLiveness live;
