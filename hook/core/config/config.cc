@@ -1,4 +1,5 @@
 #include "config/config.h"
+#include "base/toml_guard.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -278,7 +279,7 @@ Config parse_config(std::string_view text, const std::string& file_name) {
   // parsing it cost each container start (docs/internals/benchmarks.md). Same lines, same line numbers.
   std::optional<std::string> lean = blank_comment_lines(text);
   try {
-    root = toml::parse(lean ? std::string_view(*lean) : text, file_name);
+    root = parse_toml_text(lean ? std::string_view(*lean) : text, file_name);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     fail("config " + file_name + ": line " + std::to_string(where.line) + ", column " +

@@ -1,5 +1,6 @@
 // containerd's engine for install (see containerd_config.h for the rules it follows).
 #include "install/containerd_config.h"
+#include "base/toml_guard.h"
 
 #include <fnmatch.h>
 
@@ -81,7 +82,7 @@ void check_imports_edit(std::string_view before, const std::string& after, const
   toml::table b = parse_toml_file(before, file);
   toml::table a;
   try {
-    a = toml::parse(after, file);
+    a = parse_toml_text(after, file);
   } catch (const toml::parse_error&) {
     fail(file + ": cannot edit its `imports` line as text (unusual layout), left untouched: edit it by hand");
   }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/toml_guard.h"
 #include "install/crio_config.h"
 #include "install/engine_config.h"
 #include "install/toml_text.h"
@@ -60,7 +61,7 @@ std::string crio_runtime_dropin(const std::vector<std::pair<std::string, std::st
 
 bool crio_dropin_is_default(std::string_view text, const std::string& file) {
   try {
-    return toml::parse(text, file)["crio"]["runtime"]["default_runtime"].value_or(std::string()) == kRuntimeName;
+    return parse_toml_text(text, file)["crio"]["runtime"]["default_runtime"].value_or(std::string()) == kRuntimeName;
   } catch (const toml::parse_error&) {
     return false;  // not ours as we wrote it: install rewrites it
   }

@@ -1,4 +1,5 @@
 #include "install/toml_text.h"
+#include "base/toml_guard.h"
 
 #include <sstream>
 
@@ -8,7 +9,7 @@ namespace gnh {
 
 toml::table parse_toml_file(std::string_view text, const std::string& file) {
   try {
-    return toml::parse(text, file);
+    return parse_toml_text(text, file);
   } catch (const toml::parse_error& e) {
     fail(file + ": line " + std::to_string(e.source().begin.line) + ", column " + std::to_string(e.source().begin.column) +
          ": cannot parse, left untouched: " + std::string(e.description()));

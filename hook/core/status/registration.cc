@@ -1,4 +1,5 @@
 #include "status/registration.h"
+#include "base/toml_guard.h"
 
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
@@ -17,7 +18,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
 
 toml::table parse_toml(std::string_view text, const std::string& file) {
   try {
-    return toml::parse(text, file);
+    return parse_toml_text(text, file);
   } catch (const toml::parse_error& e) {
     fail(file + ": cannot parse: " + std::string(e.description()) + " (line " +
          std::to_string(e.source().begin.line) + ")");
