@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "config/config_text_guard.h"
 #include "base/error.h"
+#include "base/toml_guard.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -23,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto lean = gnh::blank_comment_lines(text); lean && guarded) {
     auto parse = [](std::string_view t, toml::table* out) {
       try {
-        *out = toml::parse(t);
+        *out = gnh::parse_toml_text(t, "fuzz.toml");  // as parse_config reads it
         return true;
       } catch (const toml::parse_error&) {
         return false;
