@@ -149,14 +149,14 @@ esac
 
 # 1. the pod: host network, runtime handler gpu-numa (RuntimeClass gpu-numa), cgroup parent ours
 SB=$(cri run-sandbox gpu-pod uid-$RUNID gpu-numa "$CGP" "$TMP/podlogs"); RC=$?
-if [ "$RC" = 0 ] && grep -q "container=$SB stage=prestart action=allow gpus=- .*fast path" "$LOG"; then
+if [ "$RC" = 0 ] && grep -q "container=$SB pod=default/gpu-pod stage=prestart action=allow gpus=- .*fast path" "$LOG"; then
     pass "RunPodSandbox (network NODE, no CNI) with runtime_handler gpu-numa: the sandbox went through our shim and hook (fast path)"
 else fail "RunPodSandbox gpu-numa" "rc $RC $SB log: $(one_line <"$LOG") containerd: $(grep -i error "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
 
 # 2. a GPU container (linux device /dev/nvidia0, c 195:0): created, started, allowed and logged
 C1=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cuda "$IMG" 'grep Mems_allowed_list /proc/self/status; exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
 OUT=$(cri start "$C1"); RC2=$?
-if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C1 stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C1 pod=default/gpu-pod name=cuda stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
     [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>/dev/null)" = 0 ]; then
     pass "CreateContainer + StartContainer of a GPU container (device 195:0): the hook allowed it (required=0), cgroup $CGP/${C1:0:12}... cpuset.mems=0"
 else fail "GPU container start" "create rc $RC ($C1) start rc $RC2 ($OUT) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>&1) log: $(grep "container=$C1" "$LOG" | one_line)"; fi

@@ -202,7 +202,7 @@ OUT=$(cri start "$C1"); RC2=$?
 CFG=$(config_of "$C1")
 if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "gpu-numa-nri\[[0-9]*\] container=$C1 stage=nri-create action=inject " "$LOG" &&
     [ "$(jq -r '.hooks.createRuntime[0].path' "$CFG" 2>/dev/null)" = "$HOOK" ] &&
-    grep -q "gpu-numa-hook\[[0-9]*\] container=$C1 stage=createRuntime action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
+    grep -q "gpu-numa-hook\[[0-9]*\] container=$C1 pod=default/gpu-pod name=cuda stage=createRuntime action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$LOG" &&
     [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems" 2>/dev/null)" = 0 ]; then
     pass "GPU container: the plugin added $(jq -c '.hooks.createRuntime[0] | {path, args, timeout}' "$CFG") to runc's config.json; the hook ran at createRuntime and allowed it (required=0)"
 else fail "GPU container gets the hook" "create rc $RC ($C1) start rc $RC2 ($OUT) hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C1" "$LOG" | one_line)"; fi
@@ -237,7 +237,7 @@ set_status offline
 C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
 OUT=$(cri start "$C2"); RC2=$?
 if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]*: .*gpu-numa-hook: container $C2: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet" &&
-    grep -q "container=$C2 stage=createRuntime action=refuse" "$LOG"; then
+    grep -q "container=$C2 pod=default/gpu-pod name=refused stage=createRuntime action=refuse" "$LOG"; then
     pass "GPU memory node offline: StartContainer failed with our line: $(echo "$OUT" | one_line | cut -c1-300)"
 else fail "refused start" "create rc $RC ($C2) start rc $RC2: $(echo "$OUT" | one_line) log: $(grep "container=$C2" "$LOG" | one_line)"; fi
 set_status online
@@ -252,7 +252,7 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
     for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
     C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" after-restart "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
     OUT=$(cri start "$C3"); RC2=$?
-    [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C3 stage=createRuntime action=allow" "$LOG" &&
+    [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C3 pod=default/gpu-pod name=after-restart stage=createRuntime action=allow" "$LOG" &&
         pass "containerd restarted: the plugin logged '$(grep 'action=disconnected' "$LOG" | tail -1 | sed 's/.*msg="//; s/"$//' | cut -c1-120)', reconnected, and the next GPU container got the hook" ||
         fail "after restart" "create rc $RC ($C3) start $RC2 ($OUT) log: $(grep "container=$C3" "$LOG" | one_line)"
 else fail "reconnect after containerd restart" "log: $(grep nri-connect "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
@@ -287,7 +287,7 @@ if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/10-gpu-numa" ] && wait_for "$LOG" "st
     C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
     OUT=$(cri start "$C4"); RC2=$?
     [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C4 stage=nri-create action=inject" "$LOG" &&
-        grep -q "container=$C4 stage=createRuntime action=allow" "$LOG" &&
+        grep -q "container=$C4 pod=default/gpu-pod name=pre-registered stage=createRuntime action=allow" "$LOG" &&
         pass "pre-registered: containerd started $TMP/nri-plugins/10-gpu-numa itself (connection on an fd), the next GPU container got the hook" ||
         fail "pre-registered GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C4" "$LOG" | one_line)"
 else fail "pre-registered plugin" "install rc $RC: $(echo "$OUT" | one_line) log: $(grep nri-connect "$LOG" | tail -2 | one_line) containerd: $(grep -i 'plugin' "$TMP/containerd.log" | grep -i nri | tail -3 | one_line)"; fi
