@@ -30,6 +30,10 @@ probe_ok() { # FILE ARCH
     echo "$h" | grep -q "Machine: *$(machine_of "$2")$" && [ "$needed" = "libc.so.6 " ]
 }
 ref=""
+# The NRI plugin links protobuf, which the cross builds have no copy of for their target arch: the
+# arm64/aarch64 and ppc64el/ppc64le packages are the amd64 one without /usr/bin/gpu-numa-nri.
+want_files() { case $1 in amd64|x86_64) echo "$ref" ;; *) echo "$ref" | grep -vx /usr/bin/gpu-numa-nri ;; esac; }
+echo "NOTE: the arm64 and ppc64el packages carry no gpu-numa-nri (cross builds have no protobuf for those arches)"
 for a in amd64 arm64 ppc64el; do
     deb=$(ls "$DIR"/gpu-numa-hook_*_"$a".deb 2>/dev/null | head -n1)
     [ -f "$deb" ] || { fail "deb $a" "no gpu-numa-hook_*_$a.deb in $DIR"; continue; }
@@ -40,7 +44,7 @@ for a in amd64 arm64 ppc64el; do
     bad=""
     [ "$arch" = "$a" ] || bad="$bad Architecture=$arch;"
     [ -z "$deps" ] || bad="$bad Depends=$deps;"
-    [ "$files" = "$ref" ] || bad="$bad files differ from amd64's: $(diff <(echo "$ref") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
+    [ "$files" = "$(want_files "$a")" ] || bad="$bad files differ from amd64's: $(diff <(want_files "$a") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
     grep -qx /etc/gpu-numa-hook/config.toml "$TMP/c/conffiles" || bad="$bad config.toml not a conffile;"
     for b in gpu-numa-hook gpu-numa-runtime; do elf_ok "$TMP/x/usr/bin/$b" "$a" || bad="$bad usr/bin/$b: $(readelf -h "$TMP/x/usr/bin/$b" 2>&1 | grep Machine | tr -s ' ');"; done
     probe_ok "$TMP/x/usr/bin/gpu-numa-nvml-probe" "$a" || bad="$bad usr/bin/gpu-numa-nvml-probe: not $(machine_of "$a") with libc.so.6 alone;"
@@ -58,7 +62,7 @@ for a in x86_64 aarch64 ppc64le; do
     bad=""
     [ "$arch" = "$a" ] || bad="$bad ARCH=$arch;"
     [ -z "$reqs" ] || bad="$bad Requires: $reqs;"
-    [ "$files" = "$ref" ] || bad="$bad files differ from the .deb's: $(diff <(echo "$ref") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
+    [ "$files" = "$(want_files "$a")" ] || bad="$bad files differ from the .deb's: $(diff <(want_files "$a") <(echo "$files") | grep '^[<>]' | tr '\n' ' ');"
     case $cfg in *c*n*) ;; *) bad="$bad config.toml flags '$cfg' (want %config(noreplace): cn);" ;; esac
     # installed into a scratch root (its own rpm database): every file lands
     root=$TMP/root-$a; mkdir -p "$root"
