@@ -132,3 +132,10 @@ in_ns() {
 cpuset_mount() {
     awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)cpuset(,|$)/) print $5; break } }' /proc/self/mountinfo | head -n1
 }
+
+# make_runc_recorder BIN RECDIR: BIN runs tests/engine/runc_recorder.py, which records each runc
+# call (argv, a create's config.json, an update's resources) in RECDIR, then execs the real runc.
+make_runc_recorder() {
+    printf '#!/bin/sh\nexec %s %s %s "$@"\n' "$PY" "$(dirname "${BASH_SOURCE[0]}")/runc_recorder.py" "$2" >"$1"
+    chmod 755 "$1"
+}

@@ -34,47 +34,7 @@ if [ -z "${GNH_TMP:-}" ]; then
     make_driver online0 0 online
     # The next runtime: a wrapper that records what our shim passes on, then execs the real runc.
     mkdir -p "$TMP/bin" "$TMP/rec"
-    cat >"$TMP/bin/runc-rec" <<PYW
-#!$PY
-# Records each call's argv (and an update's resources) and execs the real runc. This host has one
-# memory node: an update's cpu.mems is handed to runc intersected with the host's memory nodes, so a
-# value our shim widened to keep the GPU node ("0-1") can be applied here ("0"); the recorded file
-# keeps what our shim passed on.
-import json, os, sys
-rec = "$TMP/rec"
-args = sys.argv[1:]
-n = len(os.listdir(rec))
-open(f"{rec}/{n:03d}.argv", "w").write("\\n".join(args) + "\\n")
-if "create" in args and "--bundle" in args:  # what runc gets, kept for a failure's message
-    open(f"{rec}/{n:03d}.config.json", "w").write(open(args[args.index("--bundle") + 1] + "/config.json").read())
-# "--resources -" or "--resources=-" (as containerd 2.1's runc shim writes it) or a file path
-res_at = [i for i, a in enumerate(args) if a == "--resources" or a.startswith("--resources=")]
-if "update" in args and res_at:
-    i = res_at[0]
-    src = args[i].split("=", 1)[1] if "=" in args[i] else args[i + 1]
-    text = sys.stdin.read() if src == "-" else open(src).read()
-    open(f"{rec}/{n:03d}.update-form", "w").write(args[i] + ("" if "=" in args[i] else " " + args[i + 1]) + "\n")
-    open(f"{rec}/{n:03d}.update", "w").write(text)
-    res = json.loads(text)
-    def nodes(s):
-        out = set()
-        for part in filter(None, s.strip().split(",")):
-            a, _, b = part.partition("-")
-            out.update(range(int(a), int(b or a) + 1))
-        return out
-    mems = (res.get("cpu") or {}).get("mems")
-    if mems:
-        have = nodes(open("/sys/devices/system/node/has_memory").read())
-        res["cpu"]["mems"] = ",".join(str(x) for x in sorted(nodes(mems) & have))
-    path = f"{rec}/{n:03d}.applied"
-    open(path, "w").write(json.dumps(res))
-    if "=" in args[i]:
-        args[i] = "--resources=" + path
-    else:
-        args[i + 1] = path
-os.execvp("runc", ["runc"] + args)
-PYW
-    chmod 755 "$TMP/bin/runc-rec"
+    make_runc_recorder "$TMP/bin/runc-rec" "$TMP/rec"
     write_config cri "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/bin/runc-rec\"]"
     rerun_in_ns cri "/run/containerd /opt/containerd /var/lib/nri /etc/nri /opt/nri" "$SCRIPT_DIR/run-cri-tests.sh" "$HOOK" "$SHIM" "$SUITE"
 fi
