@@ -6,13 +6,23 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
-deps=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev libcap-dev libspdlog-dev
-      doctest-dev libtomlplusplus-dev libcli11-dev)
+# The build's Debian packages, one list for this script, the test command and the docs.
+mapfile -t deps < <(grep -v -e '^#' -e '^$' cmake/debian-build-deps.txt)
 missing=()
-for p in "${deps[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+for p in "${deps[@]}"; do
+  # A here-string, not a pipe into grep -q: under pipefail a grep that leaves early can make the
+  # pipe "fail" (SIGPIPE). One line per installed arch (libseccomp-dev and :arm64).
+  grep -qx 'install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || missing+=("$p")
+done
 if ((${#missing[@]})); then
   echo "== installing build dependencies: ${missing[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get update -qq || echo "== apt-get update reported an error; going on with the indexes it has"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+      >/tmp/gnh-demo-apt.log 2>&1 || {
+    tail -n 20 /tmp/gnh-demo-apt.log
+    echo "demo.sh: could not install the build dependencies (log above, whole log in /tmp/gnh-demo-apt.log)" >&2
+    exit 2
+  }
 fi
 
 echo "== building"
