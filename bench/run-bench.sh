@@ -115,10 +115,10 @@ trap 'exit 130' INT TERM HUP
 # ---------------------------------------------------------------- machine
 {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1), kernel $(uname -r)"
+    echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); timed runs at: ${PRIO[*]}"
     echo "hook: $HOOK_BUILT, timed as an installed copy ($(stat -c %s "$HOOK") bytes; $(ldd "$HOOK" 2>/dev/null | grep -c '=>' || true) shared libraries)"
-    echo "runc: $(runc --version 2>/dev/null | head -n1 || echo missing); crun: $(crun --version 2>/dev/null | head -n1 || echo missing)"
+    echo "runc: $(runc --version 2>/dev/null | sed -n 1p || echo missing); crun: $(crun --version 2>/dev/null | sed -n 1p || echo missing)"
     echo "git: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 } | tee "$OUT/machine.txt"
 echo
@@ -139,17 +139,17 @@ verify() {
     "$HOOK" --host-root "$fx/root" prestart <"$fx/$2" >/dev/null 2>"$WORK/verify.err" ||
         die "verification: hook on $1 with $2 exited $?: $(cat "$WORK/verify.err")"
     line=$(tail -n1 "$log")
-    echo "$line" | grep -Eq "$3" || die "verification: hook on $1 with $2 logged: $line (expected /$3/)"
+    grep -Eq "$3" <<<"$line" || die "verification: hook on $1 with $2 logged: $line (expected /$3/)"
     say "verified $1 $2: $(echo "$line" | grep -Eo 'action=[a-z]+ gpus=[^ ]{0,60}|msg="[^"]{0,60}' | tr '\n' ' ')"
 }
 GPUS8='gpus=(/dev/nvidia[0-7]\([^)]*\),){7}/dev/nvidia[0-7]\('
 for kind in ac922 gh; do
     # the shell hook must see the same: all fine on ok, nodes missing on stale
     sh "$SCRIPT_DIR/shell-hook.sh" "$WORK/fx-$kind-ok/root" <"$WORK/fx-$kind-ok/state-gpu.json"
-    tail -n1 "$WORK/fx-$kind-ok/root/var/log/gpu-numa-shell-hook.log" | grep -q 'action=allow gpus=0 1 2 3 4 5 6 7 ' ||
+    grep -q 'action=allow gpus=0 1 2 3 4 5 6 7 ' <<<"$(tail -n1 "$WORK/fx-$kind-ok/root/var/log/gpu-numa-shell-hook.log")" ||
         die "verification: shell hook on $kind-ok: $(tail -n1 "$WORK/fx-$kind-ok/root/var/log/gpu-numa-shell-hook.log")"
     sh "$SCRIPT_DIR/shell-hook.sh" "$WORK/fx-$kind-stale/root" <"$WORK/fx-$kind-stale/state-gpu.json"
-    tail -n1 "$WORK/fx-$kind-stale/root/var/log/gpu-numa-shell-hook.log" | grep -q 'action=warn .*missing=' ||
+    grep -q 'action=warn .*missing=' <<<"$(tail -n1 "$WORK/fx-$kind-stale/root/var/log/gpu-numa-shell-hook.log")" ||
         die "verification: shell hook on $kind-stale: $(tail -n1 "$WORK/fx-$kind-stale/root/var/log/gpu-numa-shell-hook.log")"
     say "verified shell hook on $kind (allow on ok, missing nodes on stale)"
     verify "$kind-ok" state-nogpu.json 'action=allow gpus=- .*fast path'
@@ -210,7 +210,7 @@ RT_OK=0
 if [ "${SKIP_RUNTIMES:-0}" != 1 ]; then
     BUSYBOX=$(command -v busybox || true)
     if command -v runc >/dev/null && command -v crun >/dev/null && command -v unshare >/dev/null && [ -n "$BUSYBOX" ] &&
-        { LC_ALL=C ldd "$BUSYBOX" 2>&1 || true; } | grep -q 'not a dynamic'; then
+        grep -q 'not a dynamic' <<<"$(LC_ALL=C ldd "$BUSYBOX" 2>&1 || true)"; then
         RT_OK=1
     else
         say "runtime rows left out: runc, crun, unshare or a static busybox is missing"
@@ -261,7 +261,7 @@ if [ "$RT_OK" = 1 ]; then
         done
     done
     # crun refuses hybrid cgroups while a controller sits on cgroup2: mount those as v1 for the run
-    U=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n1)
+    U=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
     if [ -n "$U" ] && [ "$U" != /sys/fs/cgroup ]; then
         for ctrl in $(cat "$U/cgroup.controllers" 2>/dev/null); do
             mkdir -p "$WORK/cgv1-$ctrl"
@@ -337,7 +337,7 @@ if [ "$RT_OK" = 1 ]; then
         in_ns "$rt" --root "$WORK/state/$rt" run --bundle "$WORK/bundle-$rt-hook" "gnhb-$rt-hook-$RUNID" </dev/null >/dev/null 2>"$WORK/verify.err" ||
             die "verification: $rt run with the hook failed: $(cat "$WORK/verify.err")"
         line=$(tail -n1 "$WORK/rt-hook.log")
-        echo "$line" | grep -q "container=gnhb-$rt-hook-$RUNID .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
+        grep -q <<<"$line" "container=gnhb-$rt-hook-$RUNID .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
             die "verification: $rt run: the hook logged: $line"
         say "verified $rt run + hook: the hook ran the check path (action=allow gpus=/dev/nvidia0, node 0)"
     done
@@ -355,7 +355,7 @@ if [ "$RT_OK" = 1 ]; then
         total=$(jq '[.hooks // {} | .[] | .[]] | length' "$b/config.json")
         [ "$n" = 1 ] && [ "$total" = 1 ] || die "verification: the shim left $n hook entries of ours ($total in all) in $b/config.json"
         line=$(tail -n1 "$WORK/rt-hook.log")
-        echo "$line" | grep -q "container=$id .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
+        grep -q <<<"$line" "container=$id .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
             die "verification: runc via the shim: the hook logged: $line"
         cp "$b/config.json" "$b/config.json.hooked"
         ino=$(stat -c %i "$b/config.json")
@@ -363,7 +363,7 @@ if [ "$RT_OK" = 1 ]; then
             die "verification: gpu-numa-runtime run on the hooked $b failed: $(cat "$WORK/verify.err")"
         [ "$(stat -c %i "$b/config.json")" = "$ino" ] && cmp -s "$b/config.json" "$b/config.json.hooked" ||
             die "verification: the shim rewrote $b/config.json that already had the hook"
-        tail -n1 "$WORK/rt-hook.log" | grep -q "container=$id .*action=allow .*required=0" ||
+        grep -q "container=$id .*action=allow .*required=0" <<<"$(tail -n1 "$WORK/rt-hook.log")" ||
             die "verification: runc via the shim (hook there already): the hook logged: $(tail -n1 "$WORK/rt-hook.log")"
     done
     say "verified gpu-numa-runtime run: exactly one hook added (ours), runc ran it (action=allow required=0), nothing written when it is there"

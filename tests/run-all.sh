@@ -11,10 +11,10 @@ if [ "$(id -u)" != 0 ]; then
   exit 2
 fi
 
-packages=(
-  # build
-  cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev libcap-dev libspdlog-dev doctest-dev
-  libtomlplusplus-dev libcli11-dev libbenchmark-dev
+# The build's own list (cmake/debian-build-deps.txt, what examples/demo.sh installs), then what the
+# tests run.
+mapfile -t packages < <(grep -v -e '^#' -e '^$' cmake/debian-build-deps.txt)
+packages+=(
   # real runtimes and their container
   runc crun podman busybox-static e2fsprogs util-linux
   # the real kernel in QEMU
@@ -23,31 +23,32 @@ packages=(
   clang libclang-rt-14-dev systemd jq
   # the protocol model (tests/model): the spin model checker (pan is built with gcc)
   spin
-  # issue 12: real engines, man pages, the package
+  # real engines, man pages, the package
   docker.io containerd scdoc man-db python3-yaml
   # the zsh and fish completions' syntax check (tests/fixture/completion_test.cc)
   zsh fish
-  # issue 19: containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
+  # containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
-  # the NRI plugin (nri/): its protobuf messages, compiled by Debian's protoc
-  libprotobuf-dev protobuf-compiler
-  # issue 21: cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user,
-  # and the .rpm packages
+  # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
+  # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
   # ... and the race VM on their kernels (qemu-system-aarch64 -M virt, qemu-system-ppc64 -M pseries)
   qemu-system-arm qemu-system-ppc
-  # issue 29: systemd as PID 1 in QEMU, from a Debian root file system built with mmdebstrap
+  # systemd as PID 1 in QEMU, and the fresh-root test of the README's commands: Debian root file
+  # systems built with mmdebstrap
   mmdebstrap
   libseccomp-dev:arm64 libcap-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libtomlplusplus-dev:arm64
   libseccomp-dev:ppc64el libcap-dev:ppc64el libspdlog-dev:ppc64el libfmt-dev:ppc64el libtomlplusplus-dev:ppc64el
 )
 # The :arm64 and :ppc64el packages come from Debian's multiarch.
-for a in arm64 ppc64el; do dpkg --print-foreign-architectures | grep -qx $a || dpkg --add-architecture $a; done
+# Here-strings, not pipes into grep -q: under pipefail a grep that leaves at its first match can kill
+# the writer with SIGPIPE and make the whole pipe "fail".
+for a in arm64 ppc64el; do grep -qx $a <<<"$(dpkg --print-foreign-architectures)" || dpkg --add-architecture $a; done
 missing=()
 # dpkg-query -W, not dpkg -s: a name installed for two arches (libseccomp-dev and :arm64) is
 # "ambiguous" to dpkg -s, which would send it to apt-get on every run.
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+  grep -qx 'install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "== installing: ${missing[*]}"
@@ -58,17 +59,29 @@ if ((${#missing[@]})); then
     { tail -n 30 /tmp/gnh-apt.log; exit 2; }
 fi
 
+# Each fetch prints what it got or, loudly, that it got nothing: never an empty line. A failed fetch
+# does not stop the run: the test that needs it fetches again and fails with its own reason.
+fetch_step() {
+  local what=$1 out rc=0
+  shift
+  out=$("$@" 2>/tmp/gnh-fetch.err) || rc=$?
+  if [ "$rc" != 0 ] || [ -z "$out" ]; then
+    echo "== $what: NOT FETCHED (\`$*\` exit $rc: $(tail -n 1 /tmp/gnh-fetch.err)); the tests that need it try again"
+  else
+    echo "== $what: $out"
+  fi
+}
 # The other arches' guest parts for the VM race (kernel, runc, busybox of that arch: .debs that
 # cannot be installed beside ours, so fetched and unpacked into a cache; tests/vm/fetch-arch-parts.sh).
 for arch in aarch64 ppc64le; do
-  echo "== $arch VM guest parts: $(bash tests/vm/fetch-arch-parts.sh $arch)"
+  fetch_step "$arch VM guest parts" bash tests/vm/fetch-arch-parts.sh $arch
 done
 # The systemd VM's Debian 12 root file system (mmdebstrap, cached by package list).
-echo "== systemd VM root file system: $(bash tests/vm/fetch-systemd-rootfs.sh)"
+fetch_step "systemd VM root file system" bash tests/vm/fetch-systemd-rootfs.sh
 # The real containerd 1.7 (trixie) and 2.1 (sid) for the NRI suite (tests/nri/fetch-containerd.sh:
 # a private apt sources list, retried, cached; the system's sources are untouched).
 for suite in trixie sid; do
-  echo "== containerd from $suite: $(bash tests/nri/fetch-containerd.sh $suite)"
+  fetch_step "containerd from $suite" bash tests/nri/fetch-containerd.sh $suite
 done
 
 echo "== building"

@@ -47,7 +47,7 @@ narrate() {  # dir, spin defines, 1 for an invalid end state
     -e 's#@0#/#g; s#@1#/docker#g; s#@2#/docker/A#g; s#@3#/docker/B#g; s#@4#/docker/C#g' \
     -e 's/: 0$/: ok/; s/: 1$/: EINVAL/; s/: 2$/: EBUSY/; s/: 3$/: EACCES/' <<<"$replay" |
     grep -E '^([ABCF]: |kernel: |spin: .*(Error|failed assertion)|.*START OF CYCLE)' |
-    sed -e 's/^/      | /' | head -n 40
+    sed -e 's/^/      | /' -e '40q'
   if [ "${3:-0}" = 1 ]; then
     sed -n '/trail ends/,$p' <<<"$replay" | grep -E 'proc +[0-9]+ \(' | grep -v 'valid end state' |
       sed -E 's/.*proc +[0-9]+ \(([A-Za-z]+):[0-9]+\) [^:]+:([0-9]+) .*/      | (end) \1 is stuck at patch_protocol.pml:\2/'

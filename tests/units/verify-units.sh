@@ -75,7 +75,7 @@ validate() {  # unit names or paths; prints what the validator said, returns non
   [ -n "$out" ] && echo "$out"
   [ $rc -eq 0 ] && [ -z "$out" ]
 }
-use_systemd && echo "validator: $(systemd-analyze --version | head -1)" ||
+use_systemd && echo "validator: $(systemd-analyze --version | sed -n 1p)" ||
   echo "validator: parse check (systemd-analyze not installed or GNH_UNITS_VALIDATOR=parse)"
 
 # --- the validator must catch mistakes here, or passing proves nothing --------------------------------

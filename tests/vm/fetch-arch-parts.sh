@@ -25,12 +25,14 @@ if [ -f "$dir/complete" ]; then
 	exit 0
 fi
 
-dpkg --print-foreign-architectures | grep -qx "$deb_arch" || {
+# Here-strings, not pipes: under pipefail a reader that leaves early (grep -q, awk's exit) can kill
+# the writer with SIGPIPE and make a present architecture look absent.
+grep -qx "$deb_arch" <<<"$(dpkg --print-foreign-architectures)" || {
 	echo "fetch-arch-parts: dpkg has no $deb_arch architecture: dpkg --add-architecture $deb_arch && apt-get update" >&2
 	exit 2
 }
 # The kernel metapackage names the versioned image package; its modules are in the same .deb.
-kernel_pkg=$(apt-cache depends "$kernel_meta:$deb_arch" 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+kernel_pkg=$(awk '/Depends: linux-image-/{print $2; exit}' <<<"$(apt-cache depends "$kernel_meta:$deb_arch" 2>/dev/null)")
 [ -n "$kernel_pkg" ] || { echo "fetch-arch-parts: no $kernel_meta:$deb_arch in the apt indexes (apt-get update)" >&2; exit 2; }
 pkgs=("$kernel_pkg" "runc:$deb_arch" "busybox-static:$deb_arch" "libc6:$deb_arch" "libseccomp2:$deb_arch")
 

@@ -35,7 +35,7 @@ INITRD=${VM_INITRD:-${KERNEL/vmlinuz/initrd.img}}
 HOOK=$(readlink -f "$HOOK")
 SHIM=$(readlink -f "$SHIM")
 for b in "$HOOK" "$SHIM"; do
-	readelf -l "$b" | grep -q 'program interpreter' && vm_die "$b is dynamically linked; the guest gets it as a single file"
+	grep -q 'program interpreter' <<<"$(readelf -l "$b")" && vm_die "$b is dynamically linked; the guest gets it as a single file"
 done
 
 t=$(date +%s.%N)

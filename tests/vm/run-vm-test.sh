@@ -77,7 +77,7 @@ if [ "$LATE_METHOD" = virtio-mem ]; then
 	# virtio_mem and the PCI transport it needs, in load order, from the arch's kernel package.
 	mkdir -p "$ROOT/lib/late-modules"
 	for k in virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_mem; do
-		f=$(find "$VM_SYSROOT/lib/modules" -name "$k.ko" | head -n 1)
+		f=$(find "$VM_SYSROOT/lib/modules" -name "$k.ko" -print -quit)
 		[ -n "$f" ] || vm_die "$k.ko not in the $ARCH kernel package"
 		cp "$f" "$ROOT/lib/late-modules/"
 		echo "$k" >>"$ROOT/lib/late-modules/order"
