@@ -23,7 +23,10 @@ endif()
 
 install(FILES config/config.toml DESTINATION /etc/gpu-numa-hook)
 install(FILES config/logrotate/gpu-numa-hook DESTINATION /etc/logrotate.d)
-install(FILES config/registration/hooks.d/gpu-numa-hook.json DESTINATION share/containers/oci/hooks.d)
+# The hooks.d file switches the hook on for podman and CRI-O wherever it lies in their hooks_dir
+# (/usr/share/containers/oci/hooks.d is read by default): the package ships it for reference only
+# and `gpu-numa-hook install --runtime podman|crio` places it, recorded and undone with the rest.
+install(FILES config/registration/hooks.d/gpu-numa-hook.json DESTINATION share/doc/gpu-numa-hook/hooks.d)
 install(FILES config/systemd/gpu-numa-hook-check.service config/systemd/gpu-numa-hook-check.timer
         config/systemd/gpu-numa-hook-topology.service
         DESTINATION lib/systemd/system)
@@ -111,6 +114,5 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/syst
     /usr/lib/systemd/system-preset
     /usr/share/man /usr/share/man/man1 /usr/share/man/man5 /usr/share/bash-completion
     /usr/share/bash-completion/completions /usr/share/zsh /usr/share/zsh/vendor-completions /usr/share/fish
-    /usr/share/fish/vendor_completions.d /usr/share/containers /usr/share/containers/oci
-    /usr/share/containers/oci/hooks.d /usr/share/doc)
+    /usr/share/fish/vendor_completions.d /usr/share/doc)
 include(CPack)

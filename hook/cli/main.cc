@@ -124,7 +124,7 @@ int run(int argc, char** argv) {
   auto* install_runtime = install->add_option("--runtime", install_opts.runtime, "The engine");
   install_runtime->check(CLI::IsMember({"docker", "containerd", "podman", "crio", "crio-runtime", "nvidia-legacy", "nri", "crio-nri"}));
   install->add_option("--runtime-config", install_opts.runtime_config,
-                      "The engine's file (podman, crio: the hooks directory) instead of its default")->type_name("FILE");
+                      "The engine's file (podman, crio: the hooks directory) instead of its default (beneath --host-root DIR)")->type_name("FILE");
   install->add_option("--runtime-path", install_opts.runtime_path, "Where gpu-numa-runtime is (default /usr/bin/gpu-numa-runtime)")->type_name("FILE");
   install->add_option("--hook-path", install_opts.hook_path, "Where gpu-numa-hook is (default /usr/bin/gpu-numa-hook)")->type_name("FILE");
   // --set-as-default: nvidia-ctk's spelling, as operators type it from habit.
@@ -134,13 +134,13 @@ int run(int argc, char** argv) {
   install->add_flag("--uninstall", install_opts.uninstall, "Remove exactly what install adds");
   install->add_flag("--json", install_opts.json, "One JSON object: each file and what was done to it");
   install->add_option("--containerd-version", install_opts.containerd_version,
-                      "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version`")->type_name("X.Y");
+                      "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version` (needed with --host-root)")->type_name("X.Y");
   install->add_flag("--nri-pre-registered", install_opts.nri_pre_registered,
                     "nri: also install the plugin the runtime starts itself (<--nri-plugin-dir>/10-gpu-numa)");
   install->add_option("--nri-plugin-dir", install_opts.nri_plugin_dir, "nri: the runtime's plugin directory (default /opt/nri/plugins)")->type_name("DIR");
   install->add_option("--nri-plugin-path", install_opts.nri_plugin_path, "nri: where gpu-numa-nri is (default /usr/bin/gpu-numa-nri)")->type_name("FILE");
   auto* install_all = install->add_flag("--all", install_opts.all,
-                                        "With --uninstall: every engine install-state.json records (what removing the package runs)");
+                                        "With --uninstall: every registration install-state.json records (what removing the package runs)");
   auto* install_gate = install->add_option("--boot-gate", install_opts.boot_gate,
                                            "The systemd drop-in holding SERVICE's start until GPU memory is online (`wait`)")
                            ->type_name("SERVICE")->check(CLI::IsMember({"docker", "containerd", "kubelet", "crio"}));

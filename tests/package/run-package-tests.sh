@@ -33,11 +33,16 @@ trap 'purge; rm -rf "$TMP"' EXIT
 missing=""
 for f in $FILES; do [ -e "$f" ] || missing="$missing $f"; done
 [ -z "$missing" ] && pass "apt-get install ./$(basename "$DEB"): all $(echo "$FILES" | wc -l) files in place" || fail "files in place" "missing:$missing"
-for f in /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime /etc/gpu-numa-hook/config.toml /usr/share/containers/oci/hooks.d/gpu-numa-hook.json \
+for f in /usr/bin/gpu-numa-hook /usr/bin/gpu-numa-runtime /etc/gpu-numa-hook/config.toml /usr/share/doc/gpu-numa-hook/hooks.d/gpu-numa-hook.json \
          /usr/lib/systemd/system/gpu-numa-hook-check.timer /etc/logrotate.d/gpu-numa-hook \
          /usr/bin/gpu-numa-nvml-probe /usr/lib/systemd/system/gpu-numa-hook-topology.service /usr/share/man/man5/gpu-numa-hook.toml.5; do
     [ -e "$f" ] || fail "installed $f" "missing"
 done
+# installing the package switches the hook on for no engine: podman and CRI-O read this directory
+# by default, so the hooks.d file is placed only by `gpu-numa-hook install --runtime podman|crio`
+[ ! -e /usr/share/containers/oci/hooks.d/gpu-numa-hook.json ] && [ ! -e /etc/containers/oci/hooks.d/gpu-numa-hook.json ] &&
+    pass "the package registers nothing with podman or CRI-O (no gpu-numa-hook.json in their hooks directories)" ||
+    fail "package registers with hooks.d" "$(ls -l /usr/share/containers/oci/hooks.d/gpu-numa-hook.json /etc/containers/oci/hooks.d/gpu-numa-hook.json 2>&1 | one_line)"
 # the check timer enabled as deb-systemd-helper does (symlinks only: systemd is not PID 1 here)
 WANTS=/etc/systemd/system/timers.target.wants/gpu-numa-hook-check.timer
 [ -L "$WANTS" ] && [ "$(readlink -f "$WANTS")" = "$(readlink -f /usr/lib/systemd/system/gpu-numa-hook-check.timer)" ] &&

@@ -7,6 +7,7 @@
 // diff. Adding support for the next engine version is a change in that engine's file only.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,11 @@ struct InstallRecord {
   bool created_config = false;   // the main file did not exist before install
   // Our [runtime] next before install chained it to NVIDIA's runtime (nullopt: not chained).
   std::optional<std::vector<std::string>> previous_next;
+  std::string plugin_dir;        // nri, crio-nri: the pre-registered plugin's directory ("" = none)
+  std::vector<std::string> made_dirs;  // directories install created (uninstall removes them if empty)
+  // The operator's files install rewrote, each with a digest of what it wrote: a file still holding
+  // exactly that gets its backup back byte for byte on uninstall (formatting included).
+  std::map<std::string, std::string> wrote;
 };
 
 // What an add or remove comes to.

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "status/double_registration.h"
+
 namespace gnh {
 
 namespace {
@@ -34,6 +36,8 @@ StatusVerdict judge_status(const StatusFacts& f) {
   if (f.nri_connected) ++registered;
   if (!f.nri_problem.empty())
     v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
+  // Twice is still protected: a note, not a reason the node is unprotected.
+  for (const std::string& line : double_registrations(f)) v.notes.push_back(line);
   if (registered == 0 && v.unknown.empty())
     v.not_protected.push_back("no container engine runs gpu-numa-hook: register one with gpu-numa-hook install --runtime "
                               "docker|containerd|crio-runtime|podman|crio|nri");

@@ -44,6 +44,7 @@ struct StatusFacts {
   // (it never ran on this node); else what it is connected to, or why not (nri_problem).
   std::string nri;
   bool nri_connected = false;
+  std::string nri_runtime;  // NRI's name and version of the runtime it is connected to ("cri-o 1.31.0"), "" = unknown
   std::string nri_problem;
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)

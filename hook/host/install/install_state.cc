@@ -18,6 +18,9 @@ nlohmann::ordered_json to_json(const InstallRecord& r) {
   }
   if (r.created_config) j["created_config"] = true;
   if (r.previous_next) j["previous_next"] = *r.previous_next;
+  if (!r.plugin_dir.empty()) j["plugin_dir"] = r.plugin_dir;
+  if (!r.made_dirs.empty()) j["made_dirs"] = r.made_dirs;
+  if (!r.wrote.empty()) j["wrote"] = r.wrote;
   return j;
 }
 
@@ -30,6 +33,9 @@ InstallRecord from_json(const nlohmann::json& j) {
   r.import_added = j.value("import_added", "");
   r.import_line_added = j.value("import_line_added", false);
   r.created_config = j.value("created_config", false);
+  r.plugin_dir = j.value("plugin_dir", "");
+  if (j.contains("made_dirs")) r.made_dirs = j["made_dirs"].get<std::vector<std::string>>();
+  if (j.contains("wrote")) r.wrote = j["wrote"].get<std::map<std::string, std::string>>();
   if (j.contains("previous_next")) r.previous_next = j["previous_next"].get<std::vector<std::string>>();
   return r;
 }

@@ -1,5 +1,8 @@
 // install-state.json: what install did to each engine (install/engine_config.h, InstallRecord),
-// so that --uninstall undoes exactly that, whatever else changed in the files in between. It lives
+// so that --uninstall undoes exactly that, whatever else changed in the files in between; and
+// every other registration install writes (podman, crio, nvidia-legacy, nri, crio-nri under their
+// --runtime name, boot gates as boot-gate:<service>), so --uninstall --all leaves nothing of ours.
+// Paths are the host's (without --host-root's DIR), as the package's removal sees them. It lives
 // beside our config (the file --config names: /etc/gpu-numa-hook/install-state.json by default),
 // so a DaemonSet that names the host's config keeps its state on the host too.
 #pragma once

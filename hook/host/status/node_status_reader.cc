@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -143,9 +144,14 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
         if (f->engines.size() > k && !f->engines.back().registered && f->engines.back().error.empty()) f->engines.pop_back();
       }
   }
-  for (const char* dir : {"/usr/share/containers/oci/hooks.d", "/etc/containers/oci/hooks.d"})
-    add_engine(fs, &f->engines, "podman/crio (hooks.d)", "hooks.d", std::string(dir) + "/gpu-numa-hook.json",
-               hooks_d_registration, config, false);
+  // the two standard hooks directories, and any other `install --runtime podman|crio` recorded
+  std::vector<std::string> hook_dirs = {"/usr/share/containers/oci/hooks.d", "/etc/containers/oci/hooks.d"};
+  for (const char* e : {"podman", "crio"})
+    if (recorded.count(e) && std::find(hook_dirs.begin(), hook_dirs.end(), recorded[e]) == hook_dirs.end())
+      hook_dirs.push_back(recorded[e]);
+  for (const std::string& dir : hook_dirs)
+    add_engine(fs, &f->engines, "podman/crio (hooks.d)", "hooks.d", dir + "/gpu-numa-hook.json", hooks_d_registration,
+               config, false);
   add_engine(fs, &f->engines, "nvidia-legacy", "NVIDIA runtime hook (legacy mode)", "/etc/nvidia-container-runtime/config.toml",
              nvidia_legacy_registration, config, false);
 }
@@ -155,6 +161,7 @@ void read_nri_plugin(const HostFs& fs, StatusFacts* f) {
   NriPluginCheck c = check_nri_plugin(fs, kNriStatePath);
   if (!c.applicable) return;
   f->nri_connected = c.connected;
+  if (c.connected) f->nri_runtime = c.runtime;
   f->nri = c.connected ? "connected to " + (c.runtime.empty() ? std::string("the runtime") : c.runtime) : "not connected";
   if (c.problem) f->nri_problem = *c.problem;
 }
