@@ -285,10 +285,12 @@ Undo exact_undo(const std::string& path, const std::optional<std::string>& befor
 // [runtime] next chained to the NVIDIA runtime ours displaces, and install-state.json.
 // The containerd release install writes for: --containerd-version, else the installed binary's.
 // Under --host-root the containerd that reads DIR's files cannot be asked (`containerd --version`
-// runs this machine's): install needs --containerd-version there; uninstall goes by the files.
+// runs this machine's): the release is unknown there, and --runtime containerd takes the 1.x
+// strategy (the whole CRI table in our drop-in, safe on 2.x too: what the shim DaemonSet relies on);
+// --runtime nri, whose edit differs by release, needs --containerd-version; uninstall goes by the files.
 ContainerdRelease containerd_release_of(const InstallCommandOptions& o) {
   if (!o.containerd_version && !g_root.dir.empty()) {
-    if (o.uninstall) return {};
+    if (o.uninstall || o.runtime == "containerd") return {};
     fail("--host-root " + g_root.dir + " needs --containerd-version MAJOR.MINOR (e.g. 1.7 or 2.1): `containerd "
          "--version` would ask this machine's containerd, not the one that reads that tree's files; nothing was written");
   }

@@ -271,8 +271,10 @@ OUT=$(k8s_run install-files --rm); RC=$?
 [ "$RC" = 0 ] && cmp -s "$H/usr/bin/gpu-numa-hook" "$HOOK" && cmp -s "$H/usr/bin/gpu-numa-runtime" "$SHIM" && cmp -s "$H/etc/gpu-numa-hook/config.toml" "$REPO/config/config.toml" &&
     pass "DaemonSet install-files: binaries and default config land on the host" || fail "DaemonSet install-files" "rc $RC $(echo "$OUT" | one_line)"
 # Without --host-root the pod cannot see the host's /etc/containerd/conf.d: install must refuse and
-# change nothing (what the DaemonSet did before it passed --host-root).
+# change nothing (what the DaemonSet did before it passed --host-root: the host's file named as
+# --runtime-config /host/etc/containerd/config.toml, its absolute imports read in the pod).
 mapfile -t argv <<<"$(k8s_cmd register-containerd | grep -v -x -e --host-root -e /host)"
+argv+=(--runtime-config /host/etc/containerd/config.toml)
 cp -a /etc/containerd "$TMP/ctd-before"
 OUT=$(k8s_run_argv --rm -- "${argv[@]}"); RC=$?
 [ "$RC" != 0 ] && echo "$OUT" | grep -q "imports entry '/etc/containerd/conf.d/\*.toml' of /host/etc/containerd/config.toml names nothing here" &&
