@@ -122,7 +122,8 @@ configure_file(${PROJECT_SOURCE_DIR}/packaging/rpm/preun.sh.in ${PROJECT_BINARY_
 set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/post.sh)
 set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${PROJECT_BINARY_DIR}/rpm/preun.sh)
 set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/postun.sh)
-set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none")
+# Packager: the same person or group as the .deb's Maintainer.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none\n%define packager ${GNH_PACKAGE_MAINTAINER}")
 # Directories the distribution's filesystem package owns are not claimed by ours.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/systemd /usr/lib/systemd/system
     /usr/lib/systemd/system-preset
