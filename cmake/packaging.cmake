@@ -40,12 +40,28 @@ install(FILES config/bash-completion/gpu-numa-hook DESTINATION share/bash-comple
 install(FILES config/zsh-completion/_gpu-numa-hook DESTINATION share/zsh/vendor-completions)
 install(FILES config/fish-completion/gpu-numa-hook.fish DESTINATION share/fish/vendor_completions.d)
 # The README and docs/ as in the repository, so the README's and the pages' relative links hold.
-install(FILES README.md DESTINATION share/doc/gpu-numa-hook)
+install(FILES README.md CHANGELOG.md DESTINATION share/doc/gpu-numa-hook)
+# The licence: Debian's machine-readable copyright file (DEP-5, naming Apache-2.0, whose text Debian
+# keeps in /usr/share/common-licenses) and the full text with NOTICE, which the .rpm marks %license.
+# Both packages carry the same files (tests/package/check-packages.sh compares their lists).
+install(FILES packaging/debian/copyright LICENSE NOTICE DESTINATION share/doc/gpu-numa-hook)
 install(DIRECTORY docs/ DESTINATION share/doc/gpu-numa-hook/docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
 
 set(CPACK_PACKAGE_NAME gpu-numa-hook)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "gpu-numa-hook maintainers <dev@gnh.invalid>")
+# The maintainer field names whoever builds and publishes the packages: -DGNH_PACKAGE_MAINTAINER, or
+# Debian's DEBFULLNAME / DEBEMAIL (what dch and dh_make use) at configure time. Without either the
+# field says the packages were built locally, by the machine's administrator, and names no one else.
+if(DEFINED ENV{DEBEMAIL} AND NOT "$ENV{DEBEMAIL}" STREQUAL "")
+  set(_gnh_maintainer_default "$ENV{DEBFULLNAME} <$ENV{DEBEMAIL}>")
+  string(STRIP "${_gnh_maintainer_default}" _gnh_maintainer_default)
+else()
+  set(_gnh_maintainer_default "gpu-numa-hook local build <root@localhost>")
+endif()
+set(GNH_PACKAGE_MAINTAINER "${_gnh_maintainer_default}" CACHE STRING "The packages' Maintainer / Packager: Name <address>")
+set(CPACK_PACKAGE_CONTACT "${GNH_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_VENDOR "gpu-numa-hook")
+set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "OCI hook and runtime shim keeping GPU containers' cpuset.mems in step with GPU NUMA nodes")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # `cpack` in a build tree makes both: the .deb (Debian, Ubuntu) and the .rpm (RHEL: the AC922's
@@ -99,7 +115,8 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_RPM_PACKAGE_GROUP "System Environment/Base")
 set(CPACK_RPM_PACKAGE_AUTOREQPROV OFF)
 set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/gpu-numa-hook/config.toml"
-    "%config(noreplace) /etc/logrotate.d/gpu-numa-hook")
+    "%config(noreplace) /etc/logrotate.d/gpu-numa-hook" "%license /usr/share/doc/gpu-numa-hook/LICENSE"
+    "%license /usr/share/doc/gpu-numa-hook/NOTICE")
 # The same scriptlets as the .deb's, in rpm's terms: post applies the timer's preset (what
 # systemd_post does), preun ($1 = 0 only) undoes the engine registrations or refuses, then
 # systemd_preun; postun reloads systemd. No percent sign in them, comments included: rpmbuild
@@ -108,7 +125,8 @@ configure_file(${PROJECT_SOURCE_DIR}/packaging/rpm/preun.sh.in ${PROJECT_BINARY_
 set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/post.sh)
 set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${PROJECT_BINARY_DIR}/rpm/preun.sh)
 set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${PROJECT_SOURCE_DIR}/packaging/rpm/postun.sh)
-set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none")
+# Packager: the same person or group as the .deb's Maintainer.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define __os_install_post %{nil}\n%define debug_package %{nil}\n%define _build_id_links none\n%define packager ${GNH_PACKAGE_MAINTAINER}")
 # Directories the distribution's filesystem package owns are not claimed by ours.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION /etc/logrotate.d /usr/lib/systemd /usr/lib/systemd/system
     /usr/lib/systemd/system-preset

@@ -11,3 +11,4 @@ cp "${3:-$repo/build/gpu-numa-runtime}" "$dir/gpu-numa-runtime"
 cp "${4:-$repo/build/gpu-numa-nri}" "$dir/gpu-numa-nri"   # the NRI plugin (nri-daemonset.yaml)
 cp "$(command -v busybox)" "$dir/busybox"   # Debian: busybox-static (statically linked)
 cp "$repo/config/config.toml" "$dir/config.toml"
+cp "$repo/LICENSE" "$repo/NOTICE" "$dir/"   # the image carries its licence (Apache-2.0)

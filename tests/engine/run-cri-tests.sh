@@ -159,7 +159,7 @@ C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cudareq "$IMG" 'e
      --env 'NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471'); RC=$?
 OUT=$(cri start "$C3"); RC2=$?
 rm -f /proc/driver/nvidia/version
-if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -qF "gpu-numa-hook: container $C3: refusing start: the image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471\") but driver 535.104.5, CUDA 12.2"; then
+if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -qF "gpu-numa-hook: container $C3: refusing start: the image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471\") but driver 535.104.05, CUDA 12.2"; then
     pass "StartContainer of an image requiring CUDA 12.4 on driver 535 (CUDA 12.2): the gRPC error carries our line"
 else fail "CUDA requirement refused through CRI" "create rc $RC ($C3) start rc $RC2: $(echo "$OUT" | one_line)"; fi
 

@@ -140,7 +140,7 @@ else fail "docker run refused" "rc $RC $(echo "$OUT" | one_line) log: $(one_line
 printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n' >/proc/driver/nvidia/version
 drun cuda --runtime gpu-numa --device "$TMP/dev/nvidia0:/dev/nvidia0" \
     --env 'NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471' gnh-busybox sh -c 'echo container-ran'
-if [ "$RC" != 0 ] && echo "$OUT" | grep -qF "refusing start: the image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471\") but driver 535.104.5, CUDA 12.2" &&
+if [ "$RC" != 0 ] && echo "$OUT" | grep -qF "refusing start: the image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471\") but driver 535.104.05, CUDA 12.2" &&
     ! echo "$OUT" | grep -q container-ran && grep -q 'action=refuse' "$LOG"; then
     pass "docker run, image requires CUDA 12.4 on driver 535 (CUDA 12.2): refused; docker's error shows our line"
 else fail "docker run CUDA requirement refused" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"; fi

@@ -440,7 +440,7 @@ run_oci_cases() { # RT
     add_env "$rt" cuda "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"
     rt_run "$rt" driver535 cuda "$id"
     expect_refused "$rt: image requires CUDA 12.4, driver 535 supports 12.2 -> refused, nothing left" "$rt" "$cfg" "$id" \
-        'the image requires cuda>=12.4 .*driver 535.104.5, CUDA 12.2 .*NVIDIA_DISABLE_REQUIRE=true'
+        'the image requires cuda>=12.4 .*driver 535.104.05, CUDA 12.2 .*NVIDIA_DISABLE_REQUIRE=true'
     cfg=$rt-cuda-disabled; write_config "$cfg"
     id=$(make_bundle "$rt" cuda-disabled "$cfg"); add_env "$rt" cuda-disabled NVIDIA_VISIBLE_DEVICES=0
     add_env "$rt" cuda-disabled "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"

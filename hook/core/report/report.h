@@ -29,7 +29,7 @@ std::string topology_json(const Inventory& inv, const NodeSet& memory_nodes, con
 std::string topology_text(const Inventory& inv, const NodeSet& memory_nodes, const DriverMemoryMode& mode,
                           const std::string& auto_online_blocks = "", const HostFacts* cuda = nullptr);
 
-// {"driver_version": "580.159.4", "cuda_version": "13.0", "cuda_version_source": "NVML, ..."}
+// {"driver_version": "580.159.04", "cuda_version": "13.0", "cuda_version_source": "NVML, ..."}
 nlohmann::json cuda_facts_json(const HostFacts& host);
 
 }  // namespace gnh

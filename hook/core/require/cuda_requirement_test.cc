@@ -54,7 +54,9 @@ TEST_CASE("versions: numbers compared one by one, trailing zeros ignored, strict
   CHECK(compare(v("12"), v("12.0")) == 0);
   CHECK(compare(v("12.10"), v("12.9")) > 0);
   CHECK(compare(v("580.159.04"), v("580.159.4")) == 0);
-  CHECK(v("580.159.04").to_string() == "580.159.4");
+  CHECK(v("580.159.04").to_string() == "580.159.04");  // printed as the driver and nvidia-smi print it
+  CHECK(v("12.4").to_string() == "12.4");
+  CHECK(Version{{13, 0}}.to_string() == "13.0");  // built from numbers: joined
   for (const char* bad : {"", ".", "12.", ".4", "12..4", "1.2.3.4.5", "12.4a", "-1", "1234567890", "12,4", " 12"})
     CHECK_MESSAGE(!parse_version(bad), bad);
 }
@@ -114,7 +116,7 @@ TEST_CASE("the refusal line names the condition, the driver, its CUDA version an
   REQUIRE(c.state == RequirementState::unsatisfied);
   CHECK(c.message ==
         "the image requires cuda>=13.1 (NVIDIA_REQUIRE_CUDA=\"cuda>=13.1 brand=tesla,driver>=570,driver<571\") but "
-        "driver 580.159.4, CUDA 13.0 (from NVML): upgrade the driver, use an image built for CUDA <= 13.0, or set "
+        "driver 580.159.04, CUDA 13.0 (from NVML): upgrade the driver, use an image built for CUDA <= 13.0, or set "
         "NVIDIA_DISABLE_REQUIRE=true if the image carries its own CUDA compatibility libraries");
   auto t = check_requirements(image({"NVIDIA_REQUIRE_CUDA=cuda>=13.1"}), table_host("580.159.04"));
   REQUIRE(t.state == RequirementState::unsatisfied);

@@ -3,6 +3,7 @@
 namespace gnh {
 
 std::string Version::to_string() const {
+  if (!text.empty()) return text;
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i) s += (i ? "." : "") + std::to_string(parts[i]);
   return s;
@@ -21,7 +22,10 @@ std::optional<Version> parse_version(std::string_view s) {
     }
     if (i == start || v.parts.size() == kMaxVersionParts) return std::nullopt;
     v.parts.push_back(n);
-    if (i == s.size()) return v;
+    if (i == s.size()) {
+      v.text = std::string(s);
+      return v;
+    }
     if (s[i] != '.') return std::nullopt;
     ++i;
   }

@@ -1,6 +1,7 @@
 // Versions as NVIDIA's requirement checks compare them ("12.4", "580.159.04", "9.0"): numbers
 // separated by dots, compared number by number, missing trailing numbers count as 0 ("12" == "12.0").
-// Pure, bounded: at most kMaxVersionParts numbers of at most 9 digits each.
+// Pure, bounded: at most kMaxVersionParts numbers of at most 9 digits each. A parsed version keeps
+// its text, so messages print it as the driver and nvidia-smi do ("580.159.04", not "580.159.4").
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,8 @@ namespace gnh {
 
 struct Version {
   std::vector<uint32_t> parts;
-  std::string to_string() const;  // "12.4", "580.159.4" (leading zeros of a part are not kept)
+  std::string text;               // as written ("580.159.04"); empty for one built from numbers
+  std::string to_string() const;  // the text as written, else the numbers joined by dots
 };
 
 constexpr size_t kMaxVersionParts = 4;
