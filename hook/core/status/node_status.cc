@@ -34,6 +34,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
   if (f.nri_connected) ++registered;
   if (!f.nri_problem.empty())
     v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
+  if (!f.nri_hook_problem.empty()) v.not_protected.push_back(f.nri_hook_problem);
   if (registered == 0 && v.unknown.empty())
     v.not_protected.push_back("no container engine runs gpu-numa-hook: register one with gpu-numa-hook install --runtime "
                               "docker|containerd|crio-runtime|podman|crio|nri");
@@ -142,7 +143,8 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
   }
   j["engines"] = engines;
   j["nri"] = {{"installed", !f.nri.empty()}, {"connected", f.nri_connected}, {"detail", f.nri},
-              {"problem", f.nri_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_problem)}};
+              {"problem", f.nri_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_problem)},
+              {"hook_problem", f.nri_hook_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_hook_problem)}};
   j["config"] = {{"path", f.config_path}, {"valid", f.config_error.empty()}};
   if (!f.config_error.empty()) j["config"]["error"] = f.config_error;
   j["config"]["warnings"] = f.config_warnings;

@@ -45,6 +45,7 @@ struct StatusFacts {
   std::string nri;
   bool nri_connected = false;
   std::string nri_problem;
+  std::string nri_hook_problem;      // the hook the plugin injects is missing ("" = there, or no plugin)
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default
