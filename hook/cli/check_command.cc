@@ -210,6 +210,7 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     r.nri_applicable = nri.applicable;
     r.nri_runtime = nri.runtime;
     r.nri_problem = nri.problem;
+    r.nri_hook_problem = nri.hook_problem;
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 

@@ -35,16 +35,33 @@ std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c,
   return adj;
 }
 
-std::optional<api::ContainerUpdate> widen_update(const std::string& container_id, const api::LinuxResources& requested,
-                                                 const NodeSet& current, const NodeSet& gpu_nodes, MemsUpdate* mems) {
-  *mems = {};
-  if (!requested.has_cpu() || requested.cpu().mems().empty()) return std::nullopt;
-  *mems = widen_mems_value(requested.cpu().mems(), current, gpu_nodes);
-  if (mems->kept.empty()) return std::nullopt;
+std::optional<api::ContainerUpdate> keep_gpu_nodes_update(const std::string& container_id,
+                                                          const api::LinuxResources& requested, const UpdateFacts& facts,
+                                                          UpdateDecision* d) {
+  *d = {};
+  std::string effective = requested.has_cpu() ? requested.cpu().mems() : "";
+  if (effective.empty()) {
+    effective = facts.spec_mems;
+    d->from_spec = true;
+  }
+  if (effective.empty()) return std::nullopt;  // runc leaves mems alone: nothing is dropped
+  if (facts.cgroup_mems) {
+    d->current = *facts.cgroup_mems;
+  } else {
+    // Never the spec's value alone: that is what the hook widened. The hook made spec ∪ GPU nodes.
+    auto spec = facts.spec_mems.empty() ? std::optional<NodeSet>(NodeSet{}) : NodeSet::parse(facts.spec_mems);
+    d->current = spec ? *spec : NodeSet{};
+    d->current |= facts.gpu_nodes;
+    d->current_assumed = true;
+  }
+  d->mems = widen_mems_value(effective, d->current, facts.gpu_nodes);
+  if (d->mems.kept.empty()) return std::nullopt;
   api::ContainerUpdate u;
   u.set_container_id(container_id);
   // Only cpu.mems: NRI gives each field one owner, and we claim no other.
-  u.mutable_linux()->mutable_resources()->mutable_cpu()->set_mems(mems->widened);
+  u.mutable_linux()->mutable_resources()->mutable_cpu()->set_mems(d->mems.widened);
+  // A conflict with another plugin's cpu.mems drops this update instead of failing kubelet's.
+  u.set_ignore_failure(true);
   return u;
 }
 

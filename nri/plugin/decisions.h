@@ -30,10 +30,26 @@ struct HookSettings {
 // nullopt for one that cannot, or that already has this hook at createRuntime.
 std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const HookSettings& hook);
 
-// UpdateContainer: the update's cpu.mems widened to keep the container's GPU nodes (keep_gpu_nodes).
-// nullopt when the update sets no mems or drops no GPU node; *mems says what was decided either way.
-// Failure for a mems value that is not a node list.
-std::optional<api::ContainerUpdate> widen_update(const std::string& container_id, const api::LinuxResources& requested,
-                                                 const NodeSet& current, const NodeSet& gpu_nodes, MemsUpdate* mems);
+// UpdateContainer. The runtime applies the request's cpu.mems, or, when the request sets none (a
+// cpus-only or memory-only update), the container's stored spec's: the value from before the hook
+// widened it. Either may drop a GPU node the container has now.
+struct UpdateFacts {
+  std::string spec_mems;               // the container's spec (Container.linux.resources.cpu.mems)
+  std::optional<NodeSet> cgroup_mems;  // the container's cpuset.mems now, when its cgroup is readable
+  NodeSet gpu_nodes;                   // memory nodes of the container's GPUs, online now
+};
+struct UpdateDecision {
+  MemsUpdate mems;       // requested: what the runtime would apply ("" = leaves mems alone)
+  bool from_spec = false;  // that value is the stored spec's (the request sets no mems)
+  NodeSet current;       // the container's mems now, as decided
+  bool current_assumed = false;  // no readable cgroup: spec ∪ GPU nodes, what the hook made at start
+};
+// The update's effective cpu.mems widened to keep the GPU nodes it would drop (keep_gpu_nodes), in
+// a ContainerUpdate that names the container, sets cpu.mems only and ignore_failure: another NRI
+// plugin that owns cpu.mems in this update wins, and the update goes on (never failed by us).
+// nullopt when nothing would be dropped. Failure for a mems value that is not a node list.
+std::optional<api::ContainerUpdate> keep_gpu_nodes_update(const std::string& container_id,
+                                                          const api::LinuxResources& requested, const UpdateFacts& facts,
+                                                          UpdateDecision* d);
 
 }  // namespace gnh::nri

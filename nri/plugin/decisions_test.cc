@@ -68,30 +68,73 @@ TEST_CASE("hook adjustment: each way a container gets GPUs, and none") {
   }
 }
 
-TEST_CASE("update: dropping a GPU node the container has is widened, naming the container, cpu.mems only") {
-  api::LinuxResources req;
-  req.mutable_cpu()->set_mems("1");
-  req.mutable_cpu()->set_cpus("0-3");
-  gnh::MemsUpdate m;
-  auto u = widen_update("c1", req, nodes("0-1"), nodes("0"), &m);
+namespace {
+api::LinuxResources mems_request(const std::string& mems, const std::string& cpus = "") {
+  api::LinuxResources r;
+  if (!mems.empty()) r.mutable_cpu()->set_mems(mems);
+  if (!cpus.empty()) r.mutable_cpu()->set_cpus(cpus);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("update: a request whose mems drop a GPU node the container has is widened, cpu.mems only, ignore_failure") {
+  UpdateFacts f{"0", nodes("0-1"), nodes("0")};
+  UpdateDecision d;
+  auto u = keep_gpu_nodes_update("c1", mems_request("1", "0-3"), f, &d);
   REQUIRE(u);
   CHECK(u->container_id() == "c1");
   CHECK(u->linux().resources().cpu().mems() == "0-1");
   CHECK(u->linux().resources().cpu().cpus().empty());  // not ours: another plugin may own it
-  CHECK(m.requested == "1");
-  CHECK(m.kept.to_string() == "0");
+  CHECK(u->ignore_failure());  // another plugin's cpu.mems wins over ours, the update goes on
+  CHECK(d.mems.requested == "1");
+  CHECK_FALSE(d.from_spec);
+  CHECK(d.mems.kept.to_string() == "0");
+  CHECK_FALSE(d.current_assumed);
 }
 
-TEST_CASE("update: nothing to widen") {
-  gnh::MemsUpdate m;
-  api::LinuxResources req;
-  CHECK_FALSE(widen_update("c1", req, nodes("0"), nodes("0"), &m));  // no mems in the update
-  req.mutable_cpu()->set_mems("0,1");
-  CHECK_FALSE(widen_update("c1", req, nodes("0"), nodes("0"), &m));  // keeps the GPU node
-  req.mutable_cpu()->set_mems("1");
-  CHECK_FALSE(widen_update("c1", req, nodes("1"), nodes("0"), &m));  // never adds a node it lacks
-  req.mutable_cpu()->set_mems("x");
-  CHECK_THROWS(widen_update("c1", req, nodes("0"), nodes("0"), &m));
+TEST_CASE("update: a cpus-only update re-applies the spec's stale mems: the GPU node the hook added is kept") {
+  // The spec asked for 1; the hook widened the cgroup to 0-1 (GPU on node 0); kubelet sends cpus only.
+  UpdateFacts f{"1", nodes("0-1"), nodes("0")};
+  UpdateDecision d;
+  auto u = keep_gpu_nodes_update("c1", mems_request("", "2-3"), f, &d);
+  REQUIRE(u);
+  CHECK(u->linux().resources().cpu().mems() == "0-1");
+  CHECK(u->linux().resources().cpu().cpus().empty());
+  CHECK(d.from_spec);
+  CHECK(d.mems.requested == "1");
+  // A memory-only update (resources without cpu: our subset of the API reads no memory fields) is the same.
+  api::LinuxResources mem_only;
+  REQUIRE(keep_gpu_nodes_update("c1", mem_only, f, &d));
+  CHECK(d.mems.widened == "0-1");
+}
+
+TEST_CASE("update: without a readable cgroup, 'now' is the spec's mems and the GPU nodes, never the spec's alone") {
+  UpdateFacts f{"1", std::nullopt, nodes("0")};
+  UpdateDecision d;
+  auto u = keep_gpu_nodes_update("c1", mems_request(""), f, &d);
+  REQUIRE(u);
+  CHECK(u->linux().resources().cpu().mems() == "0-1");
+  CHECK(d.current_assumed);
+  CHECK(d.current.to_string() == "0-1");
+  // An explicit request, the same.
+  REQUIRE(keep_gpu_nodes_update("c1", mems_request("1"), f, &d));
+  CHECK(d.mems.widened == "0-1");
+}
+
+TEST_CASE("update: nothing to answer") {
+  UpdateDecision d;
+  // No mems in the spec nor in the request: runc leaves mems alone.
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("", "0-1"), {"", nodes("0"), nodes("0")}, &d));
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("", "0-1"), {"", std::nullopt, nodes("0")}, &d));
+  // The spec already holds the GPU node (an earlier update of ours repaired it).
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("", "0-1"), {"0-1", nodes("0-1"), nodes("0")}, &d));
+  // The request keeps it.
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("0,1"), {"1", nodes("0-1"), nodes("0")}, &d));
+  // Never adds a node the container lacks (the hook refused or the node was offline at start).
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("1"), {"1", nodes("1"), nodes("0")}, &d));
+  // No GPU node online: nothing to keep, even with no cgroup to read.
+  CHECK_FALSE(keep_gpu_nodes_update("c1", mems_request("1"), {"1", std::nullopt, NodeSet{}}, &d));
+  CHECK_THROWS(keep_gpu_nodes_update("c1", mems_request("x"), {"", nodes("0"), nodes("0")}, &d));
 }
 
 TEST_CASE("spec_of: what the GPU request reads comes across") {

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "gpu/gpu_request.h"
+#include "cgroup/cgroup_prediction.h"
 #include "host/cgroup/cgroup_locator.h"
 #include "host/driver/driver_reader.h"
 #include "host/fs/host_fs.h"
@@ -17,36 +18,29 @@ long long us_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
 }
 
-// The container's cpuset.mems now, from its cgroup when NRI gives a plain cgroupfs path (the
-// cgroupfs driver); else the mems its spec asked for; else nullopt. The systemd driver's
-// "slice:prefix:name" form is not mapped here.
-std::optional<NodeSet> current_mems(const api::Container& c, std::string* source) {
-  const std::string path = c.has_linux() ? c.linux().cgroups_path() : "";
-  if (!path.empty() && path[0] == '/' && path.find("..") == std::string::npos) {
-    try {
-      HostFs fs("/");
-      CpusetLocation loc = locate_cpuset_hierarchy(fs, path);
-      const std::string dir = loc.display();
-      for (const char* file : {"cpuset.mems", "cpuset.mems.effective"}) {
-        std::string f = dir + "/" + (loc.noprefix ? std::string(file).substr(7) : std::string(file));
-        auto text = fs.read(f);
-        if (text && text->find_first_not_of(" \n") != std::string::npos) {
-          if (auto n = NodeSet::parse(*text)) {
-            *source = f;
-            return n;
-          }
+// The container's cpuset.mems now, from its cgroup: NRI's cgroups_path in either driver's form
+// (a cgroupfs path, or systemd's "slice:prefix:name" expanded to the scope's path). nullopt where
+// no such cgroup is readable: the plugin in the DaemonSet sees no host cgroup tree.
+std::optional<NodeSet> cgroup_mems(const api::Container& c, std::string* source) {
+  const std::string raw = c.has_linux() ? c.linux().cgroups_path() : "";
+  auto path = raw.empty() ? std::nullopt : cgroup_from_cgroups_path(raw);
+  if (!path) return std::nullopt;
+  try {
+    HostFs fs("/");
+    CpusetLocation loc = locate_cpuset_hierarchy(fs, *path);
+    const std::string dir = loc.display();
+    for (const char* file : {"cpuset.mems", "cpuset.mems.effective"}) {
+      std::string f = dir + "/" + (loc.noprefix ? std::string(file).substr(7) : std::string(file));
+      auto text = fs.read(f);
+      if (text && text->find_first_not_of(" \n") != std::string::npos) {
+        if (auto n = NodeSet::parse(*text)) {
+          *source = f;
+          return n;
         }
       }
-    } catch (const Error&) {
-      // fall through to the spec's value
     }
-  }
-  if (c.has_linux() && c.linux().has_resources() && c.linux().resources().has_cpu() &&
-      !c.linux().resources().cpu().mems().empty()) {
-    if (auto n = NodeSet::parse(c.linux().resources().cpu().mems())) {
-      *source = "the container's spec";
-      return n;
-    }
+  } catch (const Error&) {
+    // unreadable: the caller's stand-in applies
   }
   return std::nullopt;
 }
@@ -81,11 +75,27 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
   auto t0 = Clock::now();
   api::CreateContainerResponse resp;
   if (auto adj = hook_adjustment(req.container(), hook_)) {
-    *resp.mutable_adjust() = std::move(*adj);
-    last_us_ = us_since(t0);
+    // A hook runc cannot exec fails the container: without it the container starts unprotected
+    // instead, and says so (the state file too, for status and check).
+    HookBinary hb = probe_hook_binary(hook_.path);
+    if (hook_seen_) hook_seen_(hb);
     LogRecord r;
     r.container = req.container().id();
     r.stage = "nri-create";
+    if (!hb.usable) {
+      last_us_ = us_since(t0);
+      r.level = "error";
+      r.action = "unprotected";
+      r.duration_us = last_us_;
+      r.msg = "container may get GPUs but the hook " + hook_.path + " is not usable on this node (" + hb.problem +
+              "): it starts WITHOUT the hook, its cpuset.mems unchecked (pod " + req.pod().namespace_() + "/" +
+              req.pod().name() + ", container " + req.container().name() +
+              "); put the hook back (the DaemonSet's init container copies it) or point --hook at it";
+      write(r);
+      return resp;
+    }
+    *resp.mutable_adjust() = std::move(*adj);
+    last_us_ = us_since(t0);
     r.action = "inject";
     r.duration_us = last_us_;
     r.msg = "container may get GPUs: added " + hook_.path + " at createRuntime (pod " + req.pod().namespace_() + "/" +
@@ -102,8 +112,10 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
   api::UpdateContainerResponse resp;
   const api::Container& c = req.container();
   oci::Spec spec = spec_of(c);
-  if (!may_request_gpus(spec) || !req.has_linux_resources() || !req.linux_resources().has_cpu() ||
-      req.linux_resources().cpu().mems().empty()) {
+  const bool request_mems = req.has_linux_resources() && req.linux_resources().has_cpu() &&
+                            !req.linux_resources().cpu().mems().empty();
+  // Nothing can be dropped when neither the request nor the stored spec sets mems.
+  if (!may_request_gpus(spec) || (!request_mems && spec.cpuset_mems.value_or("").empty())) {
     last_us_ = us_since(t0);
     return resp;
   }
@@ -114,31 +126,34 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
     HostFs fs("/");
     Inventory inv = read_inventory(fs, cfg_.overrides);
     GpuRequest gpus = resolve_gpu_request(spec, inv);
-    NodeSet gpu_nodes;
+    UpdateFacts facts;
+    facts.spec_mems = spec.cpuset_mems.value_or("");
     std::string label;
     for (size_t i : gpus.gpus) {
       const Gpu& g = inv.gpus[i];
-      if (g.memory_node) gpu_nodes.add(*g.memory_node);
+      // Online nodes only: a node that is not online cannot be kept (runc's write would fail).
+      if (g.memory_node && g.memory_online()) facts.gpu_nodes.add(*g.memory_node);
       label += (label.empty() ? "" : ",") + g.device_path() + "(" + g.bus_id + ")";
     }
     std::string source;
-    // Without the container's mems now, its GPU nodes stand in: the hook put them there at start.
-    NodeSet current = current_mems(c, &source).value_or(gpu_nodes);
-    if (source.empty()) source = "assumed (no readable cgroup)";
-    MemsUpdate mems;
-    if (auto u = widen_update(c.id(), req.linux_resources(), current, gpu_nodes, &mems)) {
+    facts.cgroup_mems = cgroup_mems(c, &source);
+    UpdateDecision d;
+    if (auto u = keep_gpu_nodes_update(c.id(), req.linux_resources(), facts, &d)) {
       *resp.add_update() = std::move(*u);
       r.level = "warn";
       r.action = "patch";
       r.gpus = label.empty() ? "-" : label;
-      r.required = gpu_nodes.to_display();
-      r.mems_before = current.to_display();
-      r.mems_after = mems.widened;
-      r.cgroup = source;
-      r.msg = "update asked for cpuset.mems " + mems.requested + ", which drops GPU memory node(s) " +
-              mems.kept.to_display() + " the container has now; asking for " + mems.widened +
-              " instead (if another NRI plugin also sets cpu.mems, containerd refuses the update as a conflict: "
-              "see docs/nri.md)";
+      r.required = facts.gpu_nodes.to_display();
+      r.mems_before = d.current.to_display();
+      r.mems_after = d.mems.widened;
+      r.cgroup = d.current_assumed ? "assumed: the spec's mems and the GPU nodes (no readable cgroup)" : source;
+      r.msg = std::string(d.from_spec ? "update sets no cpuset.mems, so the runtime re-applies the spec's " +
+                                            d.mems.requested + " (from before the hook widened it)"
+                                      : "update asked for cpuset.mems " + d.mems.requested) +
+              ", which drops GPU memory node(s) " + d.mems.kept.to_display() + " the container has now; asking for " +
+              d.mems.widened +
+              " instead (ignore_failure: if another NRI plugin sets cpu.mems in this update, its value stands; "
+              "check reports a GPU node lost: see docs/nri.md)";
       last_us_ = us_since(t0);
       r.duration_us = last_us_;
       write(r);

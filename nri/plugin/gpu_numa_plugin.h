@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "host/log/event_log.h"
 #include "plugin/decisions.h"
+#include "plugin/hook_binary.h"
 #include "plugin/session.h"
 #include "report/log_record.h"
 
@@ -16,8 +17,10 @@ namespace gnh::nri {
 class GpuNumaPlugin : public PluginHandler {
  public:
   // `log` receives every record (the event log, and stderr for `kubectl logs`).
-  GpuNumaPlugin(Config cfg, HookSettings hook, std::function<void(const LogRecord&)> log)
-      : cfg_(std::move(cfg)), hook_(std::move(hook)), log_(std::move(log)) {}
+  // `hook_seen` receives every probe of the hook's path (the state file records it).
+  GpuNumaPlugin(Config cfg, HookSettings hook, std::function<void(const LogRecord&)> log,
+                std::function<void(const HookBinary&)> hook_seen = {})
+      : cfg_(std::move(cfg)), hook_(std::move(hook)), log_(std::move(log)), hook_seen_(std::move(hook_seen)) {}
 
   void configured(const api::ConfigureRequest& req) override;
   api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) override;
@@ -32,6 +35,7 @@ class GpuNumaPlugin : public PluginHandler {
   Config cfg_;
   HookSettings hook_;
   std::function<void(const LogRecord&)> log_;
+  std::function<void(const HookBinary&)> hook_seen_;
   long long last_us_ = 0;
 };
 

@@ -57,6 +57,16 @@ class StateFile {
     std::lock_guard<std::mutex> l(m_);
     write_locked();
   }
+  // The hook's probe; true when it changed what the file says (then it is rewritten at once).
+  bool set_hook(const gnh::nri::HookBinary& h) {
+    std::lock_guard<std::mutex> l(m_);
+    if (s_.hook_path == h.path && s_.hook_present == h.usable && s_.hook_problem == h.problem) return false;
+    s_.hook_path = h.path;
+    s_.hook_present = h.usable;
+    s_.hook_problem = h.problem;
+    write_locked();
+    return true;
+  }
 
  private:
   void write_locked() {
@@ -123,7 +133,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   gnh::EventLog event_log(cfg.log, gnh::HostFs("/"));
+  // The heartbeat thread logs too (the hook's presence): the log's sinks are single-threaded.
+  std::mutex log_m;
   auto log = [&](const gnh::LogRecord& r) {
+    std::lock_guard<std::mutex> l(log_m);
     event_log.write(r);
     std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
   };
@@ -151,19 +164,45 @@ int main(int argc, char** argv) {
   initial.pid_namespace = pid_namespace();
   initial.mode = preset_fd >= 0 ? "pre-registered" : "external";
   initial.socket = preset_fd >= 0 ? "" : socket_path;
+  initial.hook_path = hook.path;
   StateFile state(state_path, initial);
   state.set(false, "", "starting");
+  // The hook's presence: probed at start, on every heartbeat and before each injection; each
+  // change logged once (an error while it is missing: GPU containers start unprotected).
+  bool first_probe = true;
+  std::mutex hook_m;
+  auto hook_seen = [&](const gnh::nri::HookBinary& h) {
+    std::lock_guard<std::mutex> l(hook_m);
+    if (!state.set_hook(h) && !first_probe) return;
+    if (!(first_probe && h.usable)) {
+      gnh::LogRecord r;
+      r.program = "gpu-numa-nri";
+      r.level = h.usable ? "info" : "error";
+      r.stage = "nri-hook";
+      r.action = h.usable ? "present" : "missing";
+      r.msg = h.usable ? "the hook " + h.path + " is usable again: GPU containers get it from now on"
+                       : "the hook " + h.path + " is not usable on this node (" + h.problem +
+                             "): GPU containers start WITHOUT it until it is back (the DaemonSet's init container "
+                             "copies it; or point --hook at it)";
+      log(r);
+    }
+    first_probe = false;
+  };
+  hook_seen(gnh::nri::probe_hook_binary(hook.path));
   std::mutex hb_m;
   std::condition_variable hb_cv;
   std::thread heartbeat([&] {
     std::unique_lock<std::mutex> l(hb_m);
     while (!g_stop) {
       hb_cv.wait_for(l, std::chrono::seconds(gnh::kNriHeartbeatSeconds));
-      if (!g_stop) state.heartbeat();
+      if (!g_stop) {
+        hook_seen(gnh::nri::probe_hook_binary(hook.path));
+        state.heartbeat();
+      }
     }
   });
 
-  gnh::nri::GpuNumaPlugin plugin(cfg, hook, log);
+  gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
   gnh::nri::ConnectionLimits limits;
   int backoff_ms = 500;
   std::string last_dial_error;

@@ -32,6 +32,9 @@ if [ -z "${GNH_TMP:-}" ]; then
     make_driver online0 0 online
     mkdir -p "$TMP/bin" "$TMP/rec"
     make_runc_recorder "$TMP/bin/runc-rec" "$TMP/rec"
+    # the second NRI plugin of the coexistence case, on containerd/nri's own pkg/stub (Debian's Go)
+    OUT=$("$SCRIPT_DIR/build-mems-owner.sh" "$TMP/bin/mems-owner" 2>&1) ||
+        fail "build tests/nri/mems-owner (containerd/nri 0.8.0 pkg/stub, Debian's Go 1.24)" "$(echo "$OUT" | tail -5 | one_line)"
     write_config nri
     rerun_in_ns nri "/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri" "$SCRIPT_DIR/run-nri-tests.sh" "$HOOK" "$PLUGIN" "$SUITE"
 fi
@@ -193,6 +196,32 @@ OUT=$(cri update "$C1" 0); RC=$?
     pass "UpdateContainerResources cpuset_mems=0 (keeps the GPU node): passed on unchanged, nothing logged" ||
     fail "update kept" "rc $RC ($OUT) runc got $(cat "$TMP"/rec/*.update 2>/dev/null | one_line)"
 
+# 5b. kubelet's CPU Manager updates cpus only: containerd re-applies the stored spec's mems, the
+# value from before the hook; the plugin answers with the container's mems now. The pod asked for
+# mems 1 (Memory Manager); this host has node 0 only, so the recorder hands runc the value
+# intersected with the host's nodes (the cgroup keeps 0, the GPU's node, as the hook would have made it).
+C5=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" stale-spec "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 --mems 1); RC=$?
+OUT=$(cri start "$C5"); RC2=$?
+[ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -r .linux.resources.cpu.mems "$(config_of "$C5")")" = 1 ] &&
+    [ "$(cat "$CPUSET$CGP/$C5/cpuset.mems" 2>/dev/null)" = 0 ] ||
+    fail "GPU container with mems 1" "rc $RC/$RC2 ($OUT) spec mems $(jq -r .linux.resources.cpu.mems "$(config_of "$C5")" 2>&1) cgroup $(cat "$CPUSET$CGP/$C5/cpuset.mems" 2>&1)"
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+OUT=$(cri update-cpus "$C5" 0-1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] && [ "$(echo "$UPD" | jq -r .cpu.cpus)" = 0-1 ] &&
+    grep -q "container=$C5 stage=nri-update action=patch .*mems-before=0 mems-after=0-1 .*update sets no cpuset.mems, so the runtime re-applies the spec's 1 (from before the hook widened it), which drops GPU memory node(s) 0" "$LOG" &&
+    [ "$(cat "$CPUSET$CGP/$C5/cpuset.mems")" = 0 ]; then
+    pass "cpus-only UpdateContainerResources (cpuset_cpus=0-1) of a GPU container whose spec says mems 1: runc update was handed cpus 0-1 and mems 0-1 (not the spec's 1), logged; cpuset.mems still 0"
+else fail "cpus-only update keeps the GPU node" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) mems $(cat "$CPUSET$CGP/$C5/cpuset.mems") log: $(grep "container=$C5 stage=nri-update" "$LOG" | one_line)"; fi
+# containerd merged our answer into the stored spec: the next cpus-only update carries 0-1 by itself
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+n_before=$(grep -c "container=$C5 stage=nri-update" "$LOG")
+OUT=$(cri update-cpus "$C5" 1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+[ "$RC" = 0 ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] && [ "$(grep -c "container=$C5 stage=nri-update" "$LOG")" = "$n_before" ] &&
+    pass "the next cpus-only update: containerd's stored spec now says mems 0-1 (it merged the plugin's answer): runc got 0-1, the plugin had nothing to add" ||
+    fail "stored spec repaired" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) log: $(grep "container=$C5 stage=nri-update" "$LOG" | tail -1 | one_line)"
+
 # 6. the GPU memory node offline: the hook refuses; StartContainer's error carries our line
 set_status offline
 C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
@@ -235,6 +264,70 @@ OUT=$("$HOOK" status 2>&1); RC=$?
 grep -q '^gpu_numa_hook_nri_plugin_connected 0$' "$TMP/metrics.prom" && pass "check --prometheus: gpu_numa_hook_nri_plugin_connected 0" ||
     fail "prometheus" "$(grep -i nri "$TMP/metrics.prom" 2>&1 | one_line)"
 
+# 8b. the hook the plugin injects is missing on the node (a wrong --hook, the init container
+# failed): GPU pods start without it, the plugin's log says why, status and check say unprotected
+MISSING=$TMP/no-such-dir/gpu-numa-hook
+n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+"$PLUGIN" --socket "$NRI_SOCK" --hook "$MISSING" --config "$TMP/cfg/nri.toml" >>"$TMP/plugin.log" 2>&1 &
+echo $! >"$TMP/plugin.pid"
+if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
+    grep -q "gpu-numa-nri\[[0-9]*\] container=- stage=nri-hook action=missing .*the hook $MISSING is not usable on this node (No such file or directory)" "$LOG"; then
+    C6=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" no-hook "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    OUT=$(cri start "$C6"); RC2=$?
+    CFG=$(config_of "$C6")
+    if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
+        grep -q "gpu-numa-nri\[[0-9]*\] container=$C6 stage=nri-create action=unprotected .*the hook $MISSING is not usable on this node (No such file or directory): it starts WITHOUT the hook.*container no-hook" "$LOG"; then
+        pass "hook missing ($MISSING): the GPU pod STARTED without it; the plugin logged '$(grep "container=$C6 stage=nri-create" "$LOG" | sed 's/.*msg="//' | cut -c1-150)'"
+    else fail "GPU pod with the hook missing" "create rc $RC start rc $RC2 ($OUT) hooks $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C6" "$LOG" | one_line)"; fi
+    OUT=$("$HOOK" status 2>&1); RC=$?
+    [ "$RC" = 1 ] && echo "$OUT" | grep -q "^not protected: NRI plugin injects no hook: $MISSING is not usable on this node (No such file or directory)" &&
+        echo "$OUT" | grep -q '^  nri: connected to containerd' &&
+        pass "hook missing: status exits 1, '$(echo "$OUT" | grep '^not protected: NRI plugin injects' | cut -c1-140)' while the plugin is connected" ||
+        fail "status with the hook missing" "rc $RC: $(echo "$OUT" | one_line)"
+    OUT=$("$HOOK" check --prometheus "$TMP/metrics.prom" 2>&1); RC=$?
+    [ "$RC" = 1 ] && echo "$OUT" | grep -q "^NRI plugin injects no hook: $MISSING" && grep -q '^gpu_numa_hook_nri_hook_present 0$' "$TMP/metrics.prom" &&
+        grep -q '^gpu_numa_hook_nri_plugin_connected 1$' "$TMP/metrics.prom" &&
+        pass "hook missing: check exits 1 naming it; gpu_numa_hook_nri_hook_present 0 (connected 1)" ||
+        fail "check with the hook missing" "rc $RC: $(echo "$OUT" | one_line) metrics: $(grep nri "$TMP/metrics.prom" 2>&1 | one_line)"
+else fail "plugin with a missing hook connects and says so" "log: $(grep -E 'nri-connect|nri-hook' "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
+stop_pidfile "$TMP/plugin.pid"
+
+# 10. another NRI plugin owns cpu.mems (a resource manager: mems-owner, on containerd/nri's own
+# pkg/stub, sets mems 1 on every create and update, at index 05, before ours at 10). Ours claims
+# no mems at create (the hook checks the final mems at runc time) and marks its update
+# ignore_failure: no create and no update fails; the GPU container keeps its GPU node (0) where
+# ours can keep it, and our log says when the other plugin's value stood.
+if [ -x "$TMP/bin/mems-owner" ]; then
+    n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+    start_plugin
+    "$TMP/bin/mems-owner" -socket "$NRI_SOCK" -idx 05 -mems 1 >"$TMP/mems-owner.log" 2>&1 &
+    echo $! >"$TMP/mems-owner.pid"
+    if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) && wait_for "$TMP/mems-owner.log" "^mems-owner: synchronized"; then
+        C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" with-owner "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        OUT=$(cri start "$C7"); RC2=$?
+        CFG=$(config_of "$C7")
+        if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "^mems-owner: create $C7 .* mems=1$" "$TMP/mems-owner.log" &&
+            [ "$(jq -r .linux.resources.cpu.mems "$CFG")" = 1 ] && [ "$(jq -r '.hooks.createRuntime[0].path' "$CFG")" = "$HOOK" ] &&
+            grep -q "container=$C7 pod=default/gpu-pod name=with-owner stage=createRuntime action=allow .*required=0 " "$LOG" &&
+            [ "$(cat "$CPUSET$CGP/$C7/cpuset.mems")" = 0 ]; then
+            pass "two plugins at create: mems-owner set cpu.mems 1, ours added the hook (no conflict: ours claims no mems); the container started, the hook checked it at runc time (cgroup 0, the GPU's node)"
+        else fail "create with mems-owner" "create rc $RC start rc $RC2 ($OUT) spec mems $(jq -r .linux.resources.cpu.mems "$CFG" 2>&1) hooks $(jq -c .hooks "$CFG" 2>&1 | one_line) owner: $(one_line <"$TMP/mems-owner.log") containerd: $(grep -i -E 'error|fail' "$TMP/containerd.log" | tail -2 | one_line)"; fi
+        for how in "update $C7 0" "update-cpus $C7 0-1"; do
+            rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+            n_upd=$(grep -c "container=$C7 stage=nri-update action=patch" "$LOG")
+            # shellcheck disable=SC2086
+            OUT=$(cri $how); RC=$?
+            UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+            if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 1 ] &&
+                [ "$(grep -c "container=$C7 stage=nri-update action=patch .*mems-before=0 mems-after=0-1 .*ignore_failure" "$LOG")" = $((n_upd + 1)) ]; then
+                pass "two plugins, UpdateContainerResources ($how): succeeded; mems-owner's mems 1 stood (runc got 1), ours asked for 0-1 with ignore_failure and logged that the other plugin's value may stand"
+            else fail "update with mems-owner ($how)" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) log: $(grep "container=$C7 stage=nri-update" "$LOG" | tail -1 | one_line) owner: $(tail -1 "$TMP/mems-owner.log") containerd: $(grep -i -E 'both tried|conflict|error' "$TMP/containerd.log" | tail -2 | one_line)"; fi
+        done
+    else fail "mems-owner and gpu-numa-nri registered" "owner: $(one_line <"$TMP/mems-owner.log") log: $(grep nri-connect "$LOG" | tail -2 | one_line)"; fi
+    stop_pidfile "$TMP/mems-owner.pid"
+    stop_pidfile "$TMP/plugin.pid"
+else fail "coexistence with a second NRI plugin" "tests/nri/mems-owner was not built (see the build failure above)"; fi
+
 # 9. pre-registered mode: install puts 10-gpu-numa in containerd's plugin directory; containerd
 # starts it at its own start with the connection on an fd; it registers and injects the hook
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" \
@@ -268,6 +361,6 @@ else
 fi
 
 # teardown
-for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
+for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}" "${C5:-}" "${C6:-}" "${C7:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
 cri stop-sandbox "$SB" >/dev/null; cri remove-sandbox "$SB" >/dev/null
 finish

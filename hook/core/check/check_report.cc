@@ -148,6 +148,7 @@ std::string check_text(const CheckResult& r) {
   s += problems_text(r, f);
   if (r.nri_problem) s += *r.nri_problem + "\n";
   else if (r.nri_applicable) s += "NRI plugin: connected to " + r.nri_runtime + "\n";
+  if (r.nri_hook_problem) s += *r.nri_hook_problem + "\n";
   if (r.fix) {
     s += "fix: " + std::to_string(r.fix->fixed()) + " cgroups widened, " + std::to_string(r.fix->failed()) + " failed";
     if (r.fix->removed()) s += ", " + std::to_string(r.fix->removed()) + " skipped (removed while check ran)";
@@ -197,6 +198,7 @@ std::string check_text(const CheckResult& r) {
   if (!r.lost_left().empty() && !r.fix) s += "; 'gpu-numa-hook check --fix' re-patches the containers that lost a GPU node";
   if (!r.config_problems.empty()) s += "; fix the config (gpu-numa-hook config check)";
   if (r.nri_problem) s += "; start gpu-numa-nri (docs/nri.md)";
+  if (r.nri_hook_problem) s += "; put back the hook gpu-numa-nri injects (docs/nri.md)";
   return s + "\n";
 }
 
@@ -235,7 +237,8 @@ std::string check_json(const CheckResult& r) {
     units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()}, {"error", u.error.empty() ? json(nullptr) : json(u.error)}});
   j["systemd_updates"] = units;
   j["nri_plugin"] = r.nri_applicable ? json{{"connected", !r.nri_problem},
-                                             {"problem", r.nri_problem ? json(*r.nri_problem) : json(nullptr)}}
+                                             {"problem", r.nri_problem ? json(*r.nri_problem) : json(nullptr)},
+                                             {"hook_problem", r.nri_hook_problem ? json(*r.nri_hook_problem) : json(nullptr)}}
                                        : json(nullptr);
   json problems = json::array();
   for (const auto& p : r.config_problems)

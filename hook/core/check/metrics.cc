@@ -37,6 +37,10 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
     m.push_back({"gpu_numa_hook_nri_plugin_connected",
                  "1 when the NRI plugin is connected to the runtime; 0: GPU containers start without the hook", "gauge",
                  r->nri_problem ? 0.0 : 1.0});
+  if (r->nri_applicable)
+    m.push_back({"gpu_numa_hook_nri_hook_present",
+                 "1 when the hook the NRI plugin injects is on the node; 0: GPU containers start without it", "gauge",
+                 r->nri_hook_problem ? 0.0 : 1.0});
   return m;
 }
 

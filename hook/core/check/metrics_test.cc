@@ -67,3 +67,18 @@ TEST_CASE("build info: one gauge at 1 naming the version and the revision") {
         "# TYPE gpu_numa_hook_build_info gauge\n"
         "gpu_numa_hook_build_info{version=\"0.9.0\",revision=\"v0.9.0-3-gabc\"} 1\n");
 }
+
+TEST_CASE("gpu_numa_hook_nri_hook_present: 0 and a problem when the hook the NRI plugin injects is missing") {
+  CheckResult r;
+  r.nri_applicable = true;
+  r.nri_runtime = "containerd v2.1.9";
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_nri_hook_present") == 1);
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_nri_plugin_connected") == 1);
+  CHECK(r.exit_code() == 0);
+  r.nri_hook_problem = "NRI plugin injects no hook: /x is not usable on this node (missing)";
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_nri_hook_present") == 0);
+  CHECK(value(check_metrics(&r, 1), "gpu_numa_hook_nri_plugin_connected") == 1);  // connected, yet unprotected
+  CHECK(r.exit_code() == 1);
+  CheckResult plain;  // not an NRI node: no such metric
+  for (const auto& m : check_metrics(&plain, 1)) CHECK(m.name != "gpu_numa_hook_nri_hook_present");
+}

@@ -15,6 +15,9 @@ std::string format_nri_state(const NriPluginState& s) {
   j["since"] = s.since;
   j["heartbeat"] = s.heartbeat;
   j["last_error"] = s.last_error;
+  j["hook_path"] = s.hook_path;
+  j["hook_present"] = s.hook_present;
+  j["hook_problem"] = s.hook_problem;
   return j.dump(2) + "\n";
 }
 
@@ -32,6 +35,9 @@ std::optional<NriPluginState> parse_nri_state(std::string_view text) {
     s.since = j.value("since", "");
     s.heartbeat = j.value("heartbeat", 0LL);
     s.last_error = j.value("last_error", "");
+    s.hook_path = j.value("hook_path", "");
+    s.hook_present = j.value("hook_present", true);
+    s.hook_problem = j.value("hook_problem", "");
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -51,6 +57,14 @@ std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>
     return head + "gpu-numa-nri (pid " + std::to_string(state->pid) + ") is disconnected since " + state->since +
            (state->last_error.empty() ? "" : ": " + state->last_error);
   return std::nullopt;
+}
+
+std::optional<std::string> nri_hook_missing(const std::optional<NriPluginState>& state) {
+  if (!state || state->hook_present) return std::nullopt;
+  return "NRI plugin injects no hook: " + state->hook_path + " is not usable on this node (" +
+         (state->hook_problem.empty() ? std::string("missing") : state->hook_problem) +
+         "), so gpu-numa-nri starts GPU containers without it; put the hook back there (the DaemonSet's init "
+         "container copies it) or point --hook at it";
 }
 
 }  // namespace gnh

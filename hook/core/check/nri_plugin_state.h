@@ -25,6 +25,11 @@ struct NriPluginState {
   std::string since;          // UTC time of the last change of `connected`
   long long heartbeat = 0;    // unix seconds of the last write
   std::string last_error;     // why the last connection ended or failed ("" none)
+  // The hook the plugin injects, as the plugin sees it on the host: a GPU container it is missing
+  // for starts without it (the plugin injects nothing rather than fail the pod).
+  std::string hook_path;      // --hook ("" in files of older plugins)
+  bool hook_present = true;   // exists and is executable (true in files of older plugins)
+  std::string hook_problem;   // why not ("No such file or directory", "not executable")
 };
 
 std::string format_nri_state(const NriPluginState& s);
@@ -40,5 +45,9 @@ struct NriPluginLiveness {
 
 // nullopt when connected; else one line for check ("NRI plugin not connected: ...").
 std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>& state, const NriPluginLiveness& live);
+
+// nullopt when the plugin's hook is there (or the state is unknown: nri_not_connected says so);
+// else one line for check and status ("NRI plugin injects no hook: ...").
+std::optional<std::string> nri_hook_missing(const std::optional<NriPluginState>& state);
 
 }  // namespace gnh

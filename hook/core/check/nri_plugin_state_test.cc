@@ -48,3 +48,26 @@ TEST_CASE("nri state: check's verdict") {
   s.last_error = "cannot connect to /var/run/nri/nri.sock: No such file or directory";
   CHECK(nri_not_connected(s, live)->ends_with("is disconnected since T: cannot connect to /var/run/nri/nri.sock: No such file or directory"));
 }
+
+TEST_CASE("nri state: the hook the plugin injects, missing on the host, is a problem of its own") {
+  NriPluginState s;
+  s.connected = true;
+  s.hook_path = "/opt/gpu-numa-hook/bin/gpu-numa-hook";
+  CHECK_FALSE(nri_hook_missing(s));
+  CHECK_FALSE(nri_hook_missing(std::nullopt));  // never ran: nri_not_connected says so
+  s.hook_present = false;
+  s.hook_problem = "No such file or directory";
+  auto back = parse_nri_state(format_nri_state(s));
+  REQUIRE(back);
+  CHECK_FALSE(back->hook_present);
+  CHECK(back->hook_path == "/opt/gpu-numa-hook/bin/gpu-numa-hook");
+  CHECK(*nri_hook_missing(back) ==
+        "NRI plugin injects no hook: /opt/gpu-numa-hook/bin/gpu-numa-hook is not usable on this node (No such file or "
+        "directory), so gpu-numa-nri starts GPU containers without it; put the hook back there (the DaemonSet's init "
+        "container copies it) or point --hook at it");
+  // A file written by an older plugin has no hook fields: the hook counts as present.
+  auto old = parse_nri_state("{\"connected\": true, \"pid\": 7}");
+  REQUIRE(old);
+  CHECK(old->hook_present);
+  CHECK_FALSE(nri_hook_missing(old));
+}

@@ -36,11 +36,13 @@ struct CheckResult {
   bool nri_applicable = false;
   std::string nri_runtime;                 // what it is connected to
   std::optional<std::string> nri_problem;
+  std::optional<std::string> nri_hook_problem;  // connected or not, the hook it injects is missing
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;
   // Problems left: the hierarchy's and the config's.
-  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size() + (nri_problem ? 1 : 0); }
+  size_t problems() const { return left().problems() + config_problems.size() + lost_left().size() + (nri_problem ? 1 : 0) +
+                                 (nri_hook_problem ? 1 : 0); }
   // 0: nothing wrong (or everything fixed); 1: problems left. (2, the check failing, is main's.)
   int exit_code() const;
 };

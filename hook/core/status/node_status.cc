@@ -36,6 +36,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
   if (f.nri_connected) ++registered;
   if (!f.nri_problem.empty())
     v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
+  if (!f.nri_hook_problem.empty()) v.not_protected.push_back(f.nri_hook_problem);
   // Twice is still protected: a note, not a reason the node is unprotected.
   for (const std::string& line : double_registrations(f)) v.notes.push_back(line);
   if (registered == 0 && v.unknown.empty())
@@ -146,7 +147,8 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
   }
   j["engines"] = engines;
   j["nri"] = {{"installed", !f.nri.empty()}, {"connected", f.nri_connected}, {"detail", f.nri},
-              {"problem", f.nri_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_problem)}};
+              {"problem", f.nri_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_problem)},
+              {"hook_problem", f.nri_hook_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.nri_hook_problem)}};
   j["config"] = {{"path", f.config_path}, {"valid", f.config_error.empty()}};
   if (!f.config_error.empty()) j["config"]["error"] = f.config_error;
   j["config"]["warnings"] = f.config_warnings;

@@ -46,6 +46,7 @@ struct StatusFacts {
   bool nri_connected = false;
   std::string nri_runtime;  // NRI's name and version of the runtime it is connected to ("cri-o 1.31.0"), "" = unknown
   std::string nri_problem;
+  std::string nri_hook_problem;      // the hook the plugin injects is missing ("" = there, or no plugin)
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default

@@ -169,3 +169,18 @@ TEST_CASE("status: a connected NRI plugin alone protects the node, one that is g
         "NRI plugin not connected: process 4242 is gone: GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
   CHECK(nlohmann::json::parse(status_json(g, w))["nri"]["problem"] == "NRI plugin not connected: process 4242 is gone");
 }
+
+TEST_CASE("status: a connected NRI plugin whose hook is missing leaves the node unprotected") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  f.nri = "connected to containerd 2.1.9";
+  f.nri_connected = true;
+  f.nri_hook_problem = "NRI plugin injects no hook: /opt/gpu-numa-hook/bin/gpu-numa-hook is not usable on this node (x)";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  REQUIRE(v.not_protected.size() == 1);
+  CHECK(v.not_protected[0] == f.nri_hook_problem);
+  auto j = nlohmann::json::parse(status_json(f, v));
+  CHECK(j["nri"]["connected"] == true);
+  CHECK(j["nri"]["hook_problem"] == f.nri_hook_problem);
+}

@@ -63,6 +63,7 @@ NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path)
     return c;
   }
   c.problem = nri_not_connected(state, live);
+  c.hook_problem = nri_hook_missing(state);
   c.connected = !c.problem;
   if (c.connected) c.runtime = state->runtime;
   return c;

@@ -14,6 +14,7 @@ struct NriPluginCheck {
   bool connected = false;
   std::string runtime;                // "containerd 2.1.9" when connected
   std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
+  std::optional<std::string> hook_problem;  // "NRI plugin injects no hook: ..." (nri_hook_missing)
 };
 
 // `state_path` is a host path (kNriStatePath by default). A node where the plugin never ran (no

@@ -164,6 +164,7 @@ void read_nri_plugin(const HostFs& fs, StatusFacts* f) {
   if (c.connected) f->nri_runtime = c.runtime;
   f->nri = c.connected ? "connected to " + (c.runtime.empty() ? std::string("the runtime") : c.runtime) : "not connected";
   if (c.problem) f->nri_problem = *c.problem;
+  if (c.hook_problem) f->nri_hook_problem = *c.hook_problem;
 }
 
 // A file's last kLogTailBytes, read from its end; *from_start says whether that is the whole file.

@@ -10,6 +10,7 @@ Usage: cri_client.py GENDIR SOCKET CALL ARGS...
   create SANDBOX_ID POD_NAME UID CGROUP_PARENT LOGDIR NAME IMAGE CMD [--env K=V]... [--device HOST:CTR] [--mems M]
   start ID | stop ID | remove ID | stop-sandbox ID | remove-sandbox ID
   update ID CPUSET_MEMS
+  update-cpus ID CPUSET_CPUS     (kubelet's CPU Manager: cpuset_cpus only, no mems)
 """
 import sys
 
@@ -80,6 +81,11 @@ def main(argv):
             # What kubelet's CPU/Memory Manager sends: the container's resources with new cpuset values.
             stub.UpdateContainerResources(api.UpdateContainerResourcesRequest(
                 container_id=args[0], linux=api.LinuxContainerResources(cpu_shares=2, cpuset_mems=args[1])), timeout=t)
+            print("ok")
+        elif call == "update-cpus":
+            # kubelet's CPU Manager (reconcile): only the cpuset, nothing else set.
+            stub.UpdateContainerResources(api.UpdateContainerResourcesRequest(
+                container_id=args[0], linux=api.LinuxContainerResources(cpuset_cpus=args[1])), timeout=t)
             print("ok")
         elif call == "stop":
             stub.StopContainer(api.StopContainerRequest(container_id=args[0], timeout=0), timeout=t)
