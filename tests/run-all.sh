@@ -83,6 +83,9 @@ fetch_step "systemd VM root file system" bash tests/vm/fetch-systemd-rootfs.sh
 for suite in trixie sid; do
   fetch_step "containerd from $suite" bash tests/nri/fetch-containerd.sh $suite
 done
+# Go 1.24 (trixie) and containerd/nri's own source (sid) for the second NRI plugin of the NRI suite
+# (tests/nri/fetch-nri-go.sh, cached): fetched here, not inside that test's time limit.
+fetch_step "Go 1.24 and containerd/nri 0.8.0 source" bash tests/nri/fetch-nri-go.sh
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
