@@ -6,9 +6,9 @@ namespace gnh::nri {
 
 std::string encode_mux(uint32_t conn, std::string_view bytes) {
   std::string out;
-  out.reserve(bytes.size() + kMuxHeaderSize * (1 + bytes.size() / kMuxMaxPayload));
+  out.reserve(bytes.size() + kMuxHeaderSize * (1 + bytes.size() / kMuxMaxWritePayload));
   do {
-    size_t n = std::min<size_t>(bytes.size(), kMuxMaxPayload);
+    size_t n = std::min(bytes.size(), kMuxMaxWritePayload);
     append_be32(&out, conn);
     append_be32(&out, uint32_t(n));
     out.append(bytes.substr(0, n));
