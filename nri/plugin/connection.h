@@ -19,6 +19,7 @@ struct ConnectionLimits {
 
 struct ConnectionEnd {
   bool was_configured = false;
+  bool was_registered = false;  // Synchronize completed: the runtime counted us as a plugin
   bool shutdown = false;  // the runtime asked us to stop (Shutdown)
   std::string why;        // one line for the log
 };
@@ -26,10 +27,11 @@ struct ConnectionEnd {
 // Dial a unix socket; -1 with *error on failure.
 int dial_unix(const std::string& path, std::string* error);
 
-// Runs the connection on `fd` (closed on return). `on_configured` is called once Configure has been
-// answered. `stop` ends it early (SIGTERM).
+// Runs the connection on `fd` (closed on return). `on_registered` is called once the runtime's
+// Synchronize (all its parts) has been answered: from then on the runtime sends us its containers.
+// `stop` ends it early (SIGTERM).
 ConnectionEnd run_connection(int fd, Session& session, const std::string& name, const std::string& idx,
-                             const ConnectionLimits& limits, const std::function<void()>& on_configured,
+                             const ConnectionLimits& limits, const std::function<void()>& on_registered,
                              const std::atomic<bool>& stop);
 
 }  // namespace gnh::nri

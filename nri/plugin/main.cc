@@ -22,6 +22,7 @@
 #include "host/fs/atomic_file.h"
 #include "host/config/config_loader.h"
 #include "host/log/event_log.h"
+#include "plugin/bounded_call.h"
 #include "plugin/connection.h"
 #include "plugin/gpu_numa_plugin.h"
 
@@ -164,6 +165,9 @@ int main(int argc, char** argv) {
   });
 
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log);
+  // One worker for every connection's container calls: a call stuck in a host read stays stuck
+  // on it across a reconnect, and no second call ever runs beside it.
+  gnh::nri::BoundedCall bounded;
   gnh::nri::ConnectionLimits limits;
   int backoff_ms = 500;
   std::string last_dial_error;
@@ -184,7 +188,7 @@ int main(int argc, char** argv) {
     conn_log("info", "connecting",
              (preset_fd >= 0 ? "connected on fd " + std::to_string(fd) + " (pre-registered)" : "connected to " + socket_path) +
                  "; registering as " + idx + "-" + name);
-    gnh::nri::Session session(&plugin);
+    gnh::nri::Session session(&plugin, &bounded);
     auto end = gnh::nri::run_connection(fd, session, name, idx, limits, [&] {
       conn_log("info", "connected", "registered as " + idx + "-" + name + " with " + session.runtime() +
                                          ": GPU containers get the hook at createRuntime");
