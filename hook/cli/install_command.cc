@@ -390,7 +390,13 @@ int install_nri(const InstallCommandOptions& o) {
     const std::string path = o.nri_plugin_dir + "/" + kNriPreregisteredName;
     auto before = read_optional(path);
     std::optional<std::string> after;
-    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path);
+    std::string socket;  // containerd's own NRI socket, for the plugin to dial if its connection drops
+    if (o.runtime == "nri")
+      if (auto main = read_optional(o.runtime_config.value_or(default_config_of("containerd")))) try {
+          socket = containerd_nri_socket(*main, o.runtime_config.value_or(default_config_of("containerd")));
+        } catch (const std::exception&) {
+        }
+    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path, socket);
     bool plugin_changed = apply(path, before, after, o, false, true);
     if (plugin_changed && !o.dry_run && after && ::chmod(path.c_str(), 0755) != 0) fail_errno("cannot chmod " + path, errno);
     if (plugin_changed && restart == "nothing to restart")

@@ -1,6 +1,7 @@
 #include "plugin/bounded_call.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -14,8 +15,15 @@ struct BoundedCall::State {
   bool running = false;
   bool stop = false;
   unsigned long long finished = 0;  // jobs done, to tell ours from an abandoned one's end
+  std::atomic<bool> abandoned{false};  // the running job's caller gave up on it
   std::thread worker;
 };
+
+namespace {
+thread_local const std::atomic<bool>* t_abandoned = nullptr;  // set on the worker only
+}  // namespace
+
+bool BoundedCall::in_abandoned_job() { return t_abandoned && t_abandoned->load(); }
 
 BoundedCall::BoundedCall() : state_(std::make_shared<State>()) {
   // The worker holds the state too: after an abandoned job it may outlive this object.
@@ -42,6 +50,7 @@ BoundedCall::Outcome BoundedCall::run(std::function<void()> job, std::chrono::mi
   state_->job = std::move(job);
   state_->cv.notify_all();
   if (state_->cv.wait_for(l, deadline, [&] { return state_->finished >= mine; })) return Outcome::done;
+  state_->abandoned = true;
   return Outcome::timed_out;
 }
 
@@ -51,6 +60,7 @@ bool BoundedCall::wait_idle(std::chrono::milliseconds limit) {
 }
 
 void BoundedCall::work(const std::shared_ptr<State>& s) {
+  t_abandoned = &s->abandoned;
   std::unique_lock<std::mutex> l(s->m);
   while (true) {
     s->cv.wait(l, [&] { return s->stop || s->job; });
@@ -58,6 +68,7 @@ void BoundedCall::work(const std::shared_ptr<State>& s) {
     std::function<void()> job = std::move(s->job);
     s->job = nullptr;
     s->running = true;
+    s->abandoned = false;
     l.unlock();
     try {
       job();

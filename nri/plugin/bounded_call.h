@@ -27,6 +27,10 @@ class BoundedCall {
   // `job` was not started.
   Outcome run(std::function<void()> job, std::chrono::milliseconds deadline);
 
+  // True on the worker while it runs a job already abandoned at its deadline: what such a job
+  // logs must say that its result was never used (the runtime got "no adjustment").
+  static bool in_abandoned_job();
+
   // Waits (at most `limit`) until no job runs; true when idle. For tests and orderly shutdown.
   bool wait_idle(std::chrono::milliseconds limit);
 

@@ -17,7 +17,9 @@ using namespace std::chrono_literals;
 TEST_CASE("bounded call: a job that returns in time is done, and what it wrote is visible") {
   BoundedCall b;
   int x = 0;
-  CHECK(b.run([&] { x = 42; }, 10s) == BoundedCall::Outcome::done);
+  bool abandoned = true;
+  CHECK(b.run([&] { x = 42; abandoned = BoundedCall::in_abandoned_job(); }, 10s) == BoundedCall::Outcome::done);
+  CHECK_FALSE(abandoned);
   CHECK(x == 42);
   CHECK(b.run([&] { throw std::runtime_error("escapes nothing"); }, 10s) == BoundedCall::Outcome::done);
 }
@@ -28,11 +30,18 @@ TEST_CASE("bounded call: a blocked job is abandoned at the deadline, later calls
   auto latch = release.get_future().share();
   auto ran_after = std::make_shared<std::atomic<bool>>(false);
   auto t0 = std::chrono::steady_clock::now();
-  CHECK(b.run([latch] { latch.wait(); }, 100ms) == BoundedCall::Outcome::timed_out);
+  auto late = std::make_shared<std::atomic<int>>(0);  // 1: not abandoned while running, 2: abandoned
+  CHECK_FALSE(BoundedCall::in_abandoned_job());
+  CHECK(b.run([latch, late] {
+    *late = BoundedCall::in_abandoned_job() ? 2 : 1;
+    latch.wait();
+    *late = BoundedCall::in_abandoned_job() ? 2 : 1;
+  }, 100ms) == BoundedCall::Outcome::timed_out);
   CHECK(std::chrono::steady_clock::now() - t0 >= 100ms);
   CHECK(b.run([ran_after] { *ran_after = true; }, 10s) == BoundedCall::Outcome::busy);
   release.set_value();
   REQUIRE(b.wait_idle(10s));
+  CHECK(late->load() == 2);  // what it logs after the deadline can say it was not used
   CHECK_FALSE(ran_after->load());
   CHECK(b.run([ran_after] { *ran_after = true; }, 10s) == BoundedCall::Outcome::done);
   CHECK(ran_after->load());

@@ -74,7 +74,7 @@ ConnectionEnd run_connection(int fd, Session& session, const std::string& name, 
   auto finish = [&](std::string why) {
     ::close(fd);
     end.was_configured = session.configured();
-    end.was_registered = session.synchronized();
+    end.was_registered = session.synchronized() || (limits.registered_at_configure && session.configured());
     end.why = std::move(why);
     return end;
   };
@@ -106,7 +106,7 @@ ConnectionEnd run_connection(int fd, Session& session, const std::string& name, 
       bool ok = session.on_bytes(std::string_view(buf.data(), size_t(n)), &out, &error);
       if (!out.empty() && !write_all(fd, out, limits.write_timeout_ms, &why)) return finish(why);
       if (!ok) return finish("protocol error, connection dropped: " + error);
-      if (session.synchronized() && !announced) {
+      if ((session.synchronized() || (limits.registered_at_configure && session.configured())) && !announced) {
         announced = true;
         on_registered();
       }

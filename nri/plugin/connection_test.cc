@@ -125,4 +125,13 @@ TEST_CASE("connection: registered once the last part of a split Synchronize is a
   CHECK(end.was_registered);
   CHECK(registered == 1);
   CHECK(end.why == "the runtime closed the connection");
+  // Pre-registered: NRI 0.6 never synchronizes a plugin it launched; Configure completes it.
+  ConnectionLimits pre;
+  pre.registered_at_configure = true;
+  end = run_against([&](int fd) {
+    send_all(fd, registered_reply() + configure_call(1));
+    ::shutdown(fd, SHUT_WR);
+  }, pre, &registered);
+  CHECK(end.was_registered);
+  CHECK(registered == 2);
 }

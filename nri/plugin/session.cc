@@ -101,6 +101,7 @@ bool Session::on_call(const TtrpcFrame& f, std::string* out, std::string* error)
                 " bytes is over the plugin's limit of " + std::to_string(kMaxAnswerBytes) +
                 "; answered with no adjustment instead";
     a.payload.clear();
+    ++failed_;
   }
   if (a.code != 0 && a.failure.empty())
     a.failure = printable(req.service()) + "/" + printable(req.method()) + ": " + a.message +

@@ -45,6 +45,11 @@ struct StatusFacts {
   std::string nri;
   bool nri_connected = false;
   std::string nri_problem;
+  // containerd's NRI default validator (2.2 and later), from its config files: what NRI itself
+  // would refuse. Only judged where the plugin runs (nri not empty).
+  bool nri_validator_rejects_hooks = false;
+  bool nri_requires_us = false;           // required_plugins names our plugin: fail-closed
+  std::string nri_validator_file;
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default
