@@ -3,6 +3,7 @@
 // gpu-numa-hook at createRuntime to every container that may get GPUs; keeps GPU memory nodes in
 // cpuset.mems updates. Reconnects with backoff (a pre-registered one whose connection drops dials
 // the socket from then on) and records its registrations and drops for `check` and `status`.
+#include <malloc.h>
 #include <signal.h>
 #include <cerrno>
 #include <sys/stat.h>
@@ -190,6 +191,9 @@ int main(int argc, char** argv) {
     log(r);
   };
 
+  // Fixed, not glibc's sliding threshold: the buffers of a multi-megabyte Synchronize are mapped
+  // and unmapped, not left in the heap, so a busy node's state does not stay resident.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   // A payload that does not parse is answered and logged by us, in one line; protobuf's own
   // message for it (invalid UTF-8 in a string field) would be a second, unframed one on stderr.
   google::protobuf::SetLogHandler(nullptr);

@@ -37,6 +37,8 @@ std::optional<MuxChunk> MuxReader::next(std::string* error) {
   c.conn = conn;
   c.payload.assign(buf_, kMuxHeaderSize, length);
   buf_.erase(0, kMuxHeaderSize + length);
+  // A Synchronize of megabytes must not stay resident for the connection's life.
+  if (buf_.empty() && buf_.capacity() > 64 * 1024) std::string().swap(buf_);
   return c;
 }
 

@@ -42,6 +42,7 @@ class MuxReader {
   void feed(std::string_view bytes) { buf_.append(bytes); }
   std::optional<MuxChunk> next(std::string* error);
   size_t pending() const { return buf_.size(); }
+  size_t capacity() const { return buf_.capacity(); }  // what the buffer holds on to
 
  private:
   std::string buf_;

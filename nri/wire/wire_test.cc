@@ -125,3 +125,19 @@ TEST_CASE("multiplexer: conn 0 and over-limit lengths are errors") {
   CHECK(error == "multiplexer: chunk announces 2147483647 bytes, over the limit");
   CHECK(big.pending() == 0);
 }
+
+TEST_CASE("readers: a multi-megabyte frame does not stay buffered once it came out") {
+  std::string big(3u << 20, 'b');
+  MuxReader mux;
+  TtrpcFrameReader frames;
+  std::string error;
+  mux.feed(encode_mux(1, encode_ttrpc_frame(1, TtrpcType::request, 0, big)));
+  while (auto c = mux.next(&error)) frames.feed(c->payload);
+  auto f = frames.next(&error);
+  REQUIRE(f);
+  CHECK(f->data.size() == big.size());
+  CHECK(mux.pending() == 0);
+  CHECK(frames.pending() == 0);
+  CHECK(mux.capacity() <= 64 * 1024);
+  CHECK(frames.capacity() <= 64 * 1024);
+}
