@@ -1,8 +1,12 @@
 // gpu-numa-nri as the runtime sees it: this program plays the runtime on a unix socket, starts the
-// real plugin binary against it, answers RegisterPlugin, configures it, then sends N CreateContainer
-// calls (every other one a GPU container) and times each round trip; the plugin's RSS is read from
-// /proc idle (after Configure) and after the N calls. containerd allows a plugin 2 s per call.
-//   build/bench/nri_bench [PLUGIN] [N]    (default build/gpu-numa-nri, 10000)
+// real plugin binary against it, answers RegisterPlugin, configures it, synchronizes it with a busy
+// node's state (12 pods with 420 KiB annotations and 100 containers, about 5 MiB, split in two
+// messages as containerd 2.x splits it), then sends N CreateContainer and N UpdateContainer calls
+// (every other one a GPU container) and times each round trip; the plugin's RSS is read from /proc
+// idle (after Configure), after the Synchronize and after the calls. containerd allows a plugin
+// 2 s per call.
+//   build/bench/nri_bench [PLUGIN] [N] [nosync]    (default build/gpu-numa-nri, 10000; nosync: skip the
+//   Synchronize, for a plugin that predates split Synchronize)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -64,13 +68,14 @@ std::string call(uint32_t stream, const std::string& method, const std::string& 
   return encode_mux(kPluginServiceConn, encode_ttrpc_frame(stream, TtrpcType::request, 0, req.SerializeAsString()));
 }
 
-long rss_kib(pid_t pid) {
+long status_kib(pid_t pid, const char* key) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(f, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + std::strlen(key));
   return -1;
 }
+long rss_kib(pid_t pid) { return status_kib(pid, "VmRSS:"); }
 
 double pct(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -82,6 +87,7 @@ double pct(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
   std::string plugin = argc > 1 ? argv[1] : "build/gpu-numa-nri";
   int n = argc > 2 ? std::atoi(argv[2]) : 10000;
+  const bool sync = !(argc > 3 && std::string(argv[3]) == "nosync");
   char dir[] = "/tmp/gnh-nri-bench-XXXXXX";
   if (!::mkdtemp(dir)) die("mkdtemp");
   std::string sock = std::string(dir) + "/nri.sock", state = std::string(dir) + "/state.json",
@@ -114,6 +120,39 @@ int main(int argc, char** argv) {
   ::usleep(200 * 1000);  // idle RSS: after start-up and Configure
   long idle = rss_kib(pid);
 
+  // A busy node's state, in two parts: the answer to the first must say more=true.
+  size_t sync_bytes = 0;
+  double sync_us = 0;
+  uint32_t stream = 3;
+  for (int part = 0; sync && part < 2; ++part) {
+    api::SynchronizeRequest sr;
+    sr.set_more(part == 0);
+    for (int i = 0; i < 6; ++i) {
+      auto* pod = sr.add_pods();
+      pod->set_id("pod-" + std::to_string(part * 6 + i));
+      pod->set_name("busy-" + std::to_string(part * 6 + i));
+      (*pod->mutable_annotations())["example.com/blob"] = std::string(420 * 1024, 'x');
+    }
+    for (int i = 0; i < 50; ++i) {
+      auto* ctr = sr.add_containers();
+      ctr->set_id("sync-" + std::to_string(part * 50 + i));
+      for (int e = 0; e < 20; ++e) ctr->add_env("VAR" + std::to_string(e) + "=value");
+    }
+    std::string bytes = call(stream, "Synchronize", sr.SerializeAsString());
+    sync_bytes += bytes.size();
+    auto t0 = Clock::now();
+    p.send(bytes);
+    TtrpcFrame f = p.next(&conn);
+    sync_us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    gnh::ttrpc::Response resp;
+    api::SynchronizeResponse sresp;
+    if (!resp.ParseFromString(f.data) || resp.status().code() != 0 || !sresp.ParseFromString(resp.payload()) ||
+        sresp.more() != sr.more())
+      die("Synchronize part " + std::to_string(part + 1) + ": the answer's more is not the request's");
+    stream += 2;
+  }
+  long after_sync = rss_kib(pid);
+
   api::CreateContainerRequest gpu, plain;
   for (auto* r : {&gpu, &plain}) {
     r->mutable_pod()->set_name("pod");
@@ -121,8 +160,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 20; ++i) r->mutable_container()->add_env("VAR" + std::to_string(i) + "=value");
   }
   gpu.mutable_container()->add_env("NVIDIA_VISIBLE_DEVICES=0");
-  std::vector<double> t_gpu, t_plain;
-  uint32_t stream = 3;
+  std::vector<double> t_gpu, t_plain, u_gpu, u_plain;
   for (int i = 0; i < n; ++i) {
     auto& r = i % 2 ? plain : gpu;
     r.mutable_container()->set_id("c" + std::to_string(i));
@@ -135,7 +173,25 @@ int main(int argc, char** argv) {
     (i % 2 ? t_plain : t_gpu).push_back(us);
     stream += 2;
   }
+  // kubelet's Memory Manager moving each container to node 1.
+  for (int i = 0; i < n; ++i) {
+    auto& c = i % 2 ? plain : gpu;
+    api::UpdateContainerRequest u;
+    *u.mutable_pod() = c.pod();
+    *u.mutable_container() = c.container();
+    u.mutable_container()->set_id("c" + std::to_string(i));
+    u.mutable_linux_resources()->mutable_cpu()->set_mems("1");
+    std::string bytes = call(stream, "UpdateContainer", u.SerializeAsString());
+    auto t0 = Clock::now();
+    p.send(bytes);
+    TtrpcFrame f = p.next(&conn);
+    double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    if (f.stream_id != stream) die("answer on the wrong stream");
+    (i % 2 ? u_plain : u_gpu).push_back(us);
+    stream += 2;
+  }
   long after = rss_kib(pid);
+  long peak = status_kib(pid, "VmHWM:");
   ::kill(pid, SIGTERM);
   ::waitpid(pid, nullptr, 0);
   std::printf("gpu-numa-nri over its NRI connection, %d CreateContainer calls (round trip, this process to the plugin and back)\n", n);
@@ -143,8 +199,15 @@ int main(int argc, char** argv) {
               pct(t_gpu, 1.0));
   std::printf("  container without GPUs:      median %.1f us  p99 %.1f us  max %.1f us\n", pct(t_plain, 0.5),
               pct(t_plain, 0.99), pct(t_plain, 1.0));
+  std::printf("UpdateContainer, %d calls, mems 1 asked\n", n);
+  std::printf("  GPU container (driver files looked up): median %.1f us  p99 %.1f us  max %.1f us\n", pct(u_gpu, 0.5),
+              pct(u_gpu, 0.99), pct(u_gpu, 1.0));
+  std::printf("  container without GPUs:                 median %.1f us  p99 %.1f us  max %.1f us\n", pct(u_plain, 0.5),
+              pct(u_plain, 0.99), pct(u_plain, 1.0));
+  std::printf("Synchronize, 2 parts, %.1f MiB: %.0f us in all\n", double(sync_bytes) / (1 << 20), sync_us);
   std::printf("  containerd's per-call limit: 2000000 us\n");
-  std::printf("  RSS: idle %ld KiB, after %d calls %ld KiB\n", idle, n, after);
+  std::printf("  RSS: idle %ld KiB, after the Synchronize %ld KiB, after %d + %d calls %ld KiB, peak %ld KiB\n", idle,
+              after_sync, n, n, after, peak);
   std::string rm = std::string("rm -rf ") + dir;
   return std::system(rm.c_str()) == 0 ? 0 : 1;
 }

@@ -646,7 +646,15 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
     const std::string path = g_root.machine(o.nri_plugin_dir) + "/" + kNriPreregisteredName;
     auto before = read_optional(path);
     std::optional<std::string> after;
-    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path);
+    std::string socket;  // containerd's own NRI socket, for the plugin to dial if its connection drops
+    if (o.runtime == "nri") {
+      const std::string main = g_root.machine(record.config);
+      if (auto text = read_optional(main)) try {
+          socket = containerd_nri_socket(*text, main);
+        } catch (const std::exception&) {
+        }
+    }
+    if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path, socket);
     bool plugin_changed = apply(path, before, after, o, false, true, true);
     if (plugin_changed && !o.dry_run && after && ::chmod(path.c_str(), 0755) != 0) fail_errno("cannot chmod " + path, errno);
     if (plugin_changed && restart == "nothing to restart")

@@ -68,12 +68,13 @@ int dial_unix(const std::string& path, std::string* error) {
 }
 
 ConnectionEnd run_connection(int fd, Session& session, const std::string& name, const std::string& idx,
-                             const ConnectionLimits& limits, const std::function<void()>& on_configured,
+                             const ConnectionLimits& limits, const std::function<void()>& on_registered,
                              const std::atomic<bool>& stop) {
   ConnectionEnd end;
   auto finish = [&](std::string why) {
     ::close(fd);
     end.was_configured = session.configured();
+    end.was_registered = session.synchronized() || (limits.registered_at_configure && session.configured());
     end.why = std::move(why);
     return end;
   };
@@ -105,9 +106,9 @@ ConnectionEnd run_connection(int fd, Session& session, const std::string& name, 
       bool ok = session.on_bytes(std::string_view(buf.data(), size_t(n)), &out, &error);
       if (!out.empty() && !write_all(fd, out, limits.write_timeout_ms, &why)) return finish(why);
       if (!ok) return finish("protocol error, connection dropped: " + error);
-      if (session.configured() && !announced) {
+      if ((session.synchronized() || (limits.registered_at_configure && session.configured())) && !announced) {
         announced = true;
-        on_configured();
+        on_registered();
       }
       if (session.shutdown_requested()) {
         end.shutdown = true;

@@ -36,14 +36,16 @@ std::string configure_call(uint32_t stream) {
 }
 
 // Runs the plugin's side on one end; `peer` acts on the other (and may close it).
-ConnectionEnd run_against(const std::function<void(int)>& peer, ConnectionLimits limits = {}) {
+ConnectionEnd run_against(const std::function<void(int)>& peer, ConnectionLimits limits = {}, int* registered = nullptr) {
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
   Quiet h;
   Session s(&h);
   std::atomic<bool> stop{false};
   std::thread t([&] { peer(sv[1]); });
-  auto end = run_connection(sv[0], s, "gpu-numa", "10", limits, [] {}, stop);
+  auto end = run_connection(sv[0], s, "gpu-numa", "10", limits, [&] {
+    if (registered) ++*registered;
+  }, stop);
   t.join();
   ::close(sv[1]);
   return end;
@@ -96,4 +98,40 @@ TEST_CASE("connection: Shutdown ends it as asked") {
   });
   CHECK(end.shutdown);
   CHECK(end.why == "the runtime asked the plugin to shut down");
+}
+
+TEST_CASE("connection: registered once the last part of a split Synchronize is answered, not at Configure") {
+  auto sync = [](uint32_t stream, bool more) {
+    api::SynchronizeRequest sr;
+    sr.set_more(more);
+    gnh::ttrpc::Request req;
+    req.set_service(kPluginService);
+    req.set_method("Synchronize");
+    req.set_payload(sr.SerializeAsString());
+    return encode_mux(kPluginServiceConn, encode_ttrpc_frame(stream, TtrpcType::request, 0, req.SerializeAsString()));
+  };
+  int registered = 0;
+  auto end = run_against([&](int fd) {
+    send_all(fd, registered_reply() + configure_call(1) + sync(3, true));
+    ::shutdown(fd, SHUT_WR);
+  }, {}, &registered);
+  CHECK(end.was_configured);
+  CHECK_FALSE(end.was_registered);  // dropped between the parts: never counted as registered
+  CHECK(registered == 0);
+  end = run_against([&](int fd) {
+    send_all(fd, registered_reply() + configure_call(1) + sync(3, true) + sync(5, true) + sync(7, false));
+    ::shutdown(fd, SHUT_WR);
+  }, {}, &registered);
+  CHECK(end.was_registered);
+  CHECK(registered == 1);
+  CHECK(end.why == "the runtime closed the connection");
+  // Pre-registered: NRI 0.6 never synchronizes a plugin it launched; Configure completes it.
+  ConnectionLimits pre;
+  pre.registered_at_configure = true;
+  end = run_against([&](int fd) {
+    send_all(fd, registered_reply() + configure_call(1));
+    ::shutdown(fd, SHUT_WR);
+  }, pre, &registered);
+  CHECK(end.was_registered);
+  CHECK(registered == 2);
 }

@@ -67,7 +67,7 @@ void GpuNumaPlugin::call_failed(const std::string& what) {
   r.level = "error";
   r.stage = "nri-call";
   r.action = "error";
-  r.msg = "answered the runtime with an error: " + what;
+  r.msg = what;  // the session's sentence: the call, the container, what the runtime got
   write(r);
 }
 

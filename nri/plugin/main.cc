@@ -1,8 +1,11 @@
 // gpu-numa-nri: the NRI plugin. Connects to containerd's (or CRI-O's) NRI socket, or uses the
 // connection the runtime handed it when the runtime started it from /opt/nri/plugins; adds the
 // gpu-numa-hook at createRuntime to every container that may get GPUs; keeps GPU memory nodes in
-// cpuset.mems updates. Reconnects with backoff and records its connection state for `check`.
+// cpuset.mems updates. Reconnects with backoff (a pre-registered one whose connection drops dials
+// the socket from then on) and records its registrations and drops for `check` and `status`.
+#include <malloc.h>
 #include <signal.h>
+#include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,8 +23,10 @@
 #include "base/error.h"
 #include "check/nri_plugin_state.h"
 #include "host/fs/atomic_file.h"
+#include "host/fs/host_fs.h"
 #include "host/config/config_loader.h"
 #include "host/log/event_log.h"
+#include "plugin/bounded_call.h"
 #include "plugin/connection.h"
 #include "plugin/gpu_numa_plugin.h"
 
@@ -41,17 +46,44 @@ std::string pid_namespace() {
   return n > 0 ? std::string(buf, size_t(n)) : std::string();
 }
 
-// The state file, rewritten on every change and every kNriHeartbeatSeconds.
+// The state file, rewritten on every change and every kNriHeartbeatSeconds. In fallback mode (a
+// pre-registered plugin whose connection dropped, now dialing the socket) another instance may own
+// it: the runtime, restarted, launched a new pre-registered one. Then this one steps aside.
 class StateFile {
  public:
   StateFile(std::string path, gnh::NriPluginState s) : path_(std::move(path)), s_(std::move(s)) {}
-  void set(bool connected, const std::string& runtime, const std::string& error) {
+  // Dial failed, or we are between connections.
+  void disconnected(const std::string& error) {
     std::lock_guard<std::mutex> l(m_);
-    if (connected != s_.connected || s_.since.empty()) s_.since = gnh::utc_timestamp_now();
-    s_.connected = connected;
-    s_.runtime = runtime;
+    set_connected_locked(false);
     s_.last_error = error;
     write_locked();
+  }
+  // The runtime completed our registration.
+  void registered(const std::string& runtime) {
+    std::lock_guard<std::mutex> l(m_);
+    set_connected_locked(true);
+    s_.runtime = runtime;
+    s_.last_error.clear();
+    ++s_.connects;
+    s_.last_connect = s_.connected_since = unix_now();
+    write_locked();
+  }
+  // A connection ended; `dropped` when we did not end it ourselves.
+  void ended(const std::string& why, bool dropped) {
+    std::lock_guard<std::mutex> l(m_);
+    set_connected_locked(false);
+    s_.runtime.clear();
+    s_.last_error = why;
+    s_.connected_since = 0;
+    if (dropped) gnh::record_nri_drop(&s_, unix_now(), why);
+    write_locked();
+  }
+  void set_mode(const std::string& mode, const std::string& socket) {
+    std::lock_guard<std::mutex> l(m_);
+    s_.mode = mode;
+    s_.socket = socket;
+    watch_owner_ = true;
   }
   void heartbeat() {
     std::lock_guard<std::mutex> l(m_);
@@ -68,10 +100,27 @@ class StateFile {
     return true;
   }
 
+  // Another live gpu-numa-nri wrote the file since we last did (fallback mode only).
+  long superseded_by() {
+    std::lock_guard<std::mutex> l(m_);
+    return superseded_by_;
+  }
+
  private:
+  void set_connected_locked(bool connected) {
+    if (connected != s_.connected || s_.since.empty()) s_.since = gnh::utc_timestamp_now();
+    s_.connected = connected;
+  }
   void write_locked() {
     s_.heartbeat = unix_now();
     try {
+      if (watch_owner_ && !superseded_by_) {
+        if (auto text = gnh::HostFs("/").read(path_))
+          if (auto other = gnh::parse_nri_state(*text))
+            if (other->pid != s_.pid && other->pid > 0 && (::kill(pid_t(other->pid), 0) == 0 || errno == EPERM))
+              superseded_by_ = other->pid;
+      }
+      if (superseded_by_) return;  // the newer instance owns the file now
       std::string dir = path_.substr(0, path_.rfind('/'));
       if (!dir.empty()) ::mkdir(dir.c_str(), 0755);
       gnh::write_file_atomically(path_, gnh::format_nri_state(s_), 0644, gnh::Durability::replaced);
@@ -81,6 +130,8 @@ class StateFile {
   }
   std::string path_;
   gnh::NriPluginState s_;
+  bool watch_owner_ = false;
+  long superseded_by_ = 0;
   std::mutex m_;
 };
 
@@ -135,8 +186,12 @@ int main(int argc, char** argv) {
   gnh::EventLog event_log(cfg.log, gnh::HostFs("/"));
   // The heartbeat thread logs too (the hook's presence): the log's sinks are single-threaded.
   std::mutex log_m;
-  auto log = [&](const gnh::LogRecord& r) {
+  auto log = [&](gnh::LogRecord r) {
     std::lock_guard<std::mutex> l(log_m);
+    // A container call past its deadline was answered "no adjustment"; what it decides later is
+    // never applied, and its line must not read as if it were.
+    if (gnh::nri::BoundedCall::in_abandoned_job())
+      r.msg = "not applied (finished after the runtime's deadline; the runtime was answered with no adjustment): " + r.msg;
     event_log.write(r);
     std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
   };
@@ -150,6 +205,9 @@ int main(int argc, char** argv) {
     log(r);
   };
 
+  // Fixed, not glibc's sliding threshold: the buffers of a multi-megabyte Synchronize are mapped
+  // and unmapped, not left in the heap, so a busy node's state does not stay resident.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   // A payload that does not parse is answered and logged by us, in one line; protobuf's own
   // message for it (invalid UTF-8 in a string field) would be a second, unframed one on stderr.
   google::protobuf::SetLogHandler(nullptr);
@@ -166,7 +224,7 @@ int main(int argc, char** argv) {
   initial.socket = preset_fd >= 0 ? "" : socket_path;
   initial.hook_path = hook.path;
   StateFile state(state_path, initial);
-  state.set(false, "", "starting");
+  state.disconnected("starting");
   // The hook's presence: probed at start, on every heartbeat and before each injection; each
   // change logged once (an error while it is missing: GPU containers start unprotected).
   bool first_probe = true;
@@ -199,49 +257,72 @@ int main(int argc, char** argv) {
         hook_seen(gnh::nri::probe_hook_binary(hook.path));
         state.heartbeat();
       }
+      if (state.superseded_by()) g_stop = true;  // the main loop says why and exits
     }
   });
 
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
+  // One worker for every connection's container calls: a call stuck in a host read stays stuck
+  // on it across a reconnect, and no second call ever runs beside it.
+  gnh::nri::BoundedCall bounded;
   gnh::nri::ConnectionLimits limits;
   int backoff_ms = 500;
   std::string last_dial_error;
   int exit_code = 0;
+  auto pause = [&] {
+    for (int waited = 0; waited < backoff_ms && !g_stop; waited += 100) ::usleep(100 * 1000);
+    backoff_ms = std::min(backoff_ms * 2, 10000);
+  };
   while (!g_stop) {
+    if (state.superseded_by()) break;
     std::string error;
     int fd = preset_fd >= 0 ? preset_fd : gnh::nri::dial_unix(socket_path, &error);
     if (fd < 0) {
       if (error != last_dial_error)
         conn_log("warn", "retry", error + "; retrying with backoff (up to 10 s) until it answers");
       last_dial_error = error;
-      state.set(false, "", error);
-      for (int waited = 0; waited < backoff_ms && !g_stop; waited += 100) ::usleep(100 * 1000);
-      backoff_ms = std::min(backoff_ms * 2, 10000);
+      state.disconnected(error);
+      pause();
       continue;
     }
     last_dial_error.clear();
     conn_log("info", "connecting",
              (preset_fd >= 0 ? "connected on fd " + std::to_string(fd) + " (pre-registered)" : "connected to " + socket_path) +
                  "; registering as " + idx + "-" + name);
-    gnh::nri::Session session(&plugin);
+    gnh::nri::Session session(&plugin, &bounded);
+    limits.registered_at_configure = preset_fd >= 0;
     auto end = gnh::nri::run_connection(fd, session, name, idx, limits, [&] {
       conn_log("info", "connected", "registered as " + idx + "-" + name + " with " + session.runtime() +
                                          ": GPU containers get the hook at createRuntime");
-      state.set(true, session.runtime(), "");
+      state.registered(session.runtime());
+      if (state.superseded_by()) g_stop = true;  // a newer pre-registered instance serves the runtime
     }, g_stop);
-    state.set(false, "", end.why);
+    // Our own stop is no drop; the runtime's Shutdown, a close, a protocol error or a timeout is.
+    state.ended(end.why, !g_stop);
+    const bool was_preset = preset_fd >= 0;
+    preset_fd = -1;  // the runtime's fd is closed now; from here on we dial, like an external plugin
+    std::string next = g_stop ? "exiting"
+                       : was_preset
+                           ? "the runtime launches a pre-registered plugin only at its own start, so this one keeps "
+                             "protecting by dialing " + socket_path + " as an external plugin, with backoff"
+                           : "reconnecting";
     conn_log(g_stop ? "info" : "warn", "disconnected",
-             end.why + " (after " + std::to_string(session.calls_handled()) + " calls); " +
-                 (preset_fd >= 0 ? "exiting: the runtime starts a pre-registered plugin again"
-                                 : g_stop ? "exiting" : "reconnecting"));
-    if (preset_fd >= 0) break;  // the fd is gone; the runtime restarts us
-    if (end.was_configured) backoff_ms = 500;
-    for (int waited = 0; waited < backoff_ms && !g_stop; waited += 100) ::usleep(100 * 1000);
-    backoff_ms = std::min(backoff_ms * 2, 10000);
+             end.why + " (after " + std::to_string(session.calls_handled()) + " calls" +
+                 (session.calls_failed() ? ", " + std::to_string(session.calls_failed()) + " answered with no adjustment" : "") +
+                 "); " + next);
+    if (was_preset) state.set_mode("pre-registered, dialing after its connection dropped", socket_path);
+    if (end.was_registered) backoff_ms = 500;
+    pause();
   }
+  if (long other = state.superseded_by())
+    conn_log("info", "exit", "another gpu-numa-nri (pid " + std::to_string(other) +
+                                 ") now writes the state file: the runtime started a new pre-registered plugin; "
+                                 "this one, dialing since its own connection dropped, exits");
   g_stop = true;
   hb_cv.notify_all();
   heartbeat.join();
-  state.set(false, "", "stopped");
+  state.ended("stopped", false);
+  // A call still stuck in a host read holds the plugin: leave without running destructors under it.
+  if (!bounded.wait_idle(std::chrono::milliseconds(0))) std::_Exit(exit_code);
   return exit_code;
 }

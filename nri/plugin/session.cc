@@ -1,6 +1,7 @@
 #include "plugin/session.h"
 
 #include <exception>
+#include <memory>
 
 #include "ttrpc.pb.h"
 
@@ -88,89 +89,161 @@ bool Session::on_call(const TtrpcFrame& f, std::string* out, std::string* error)
     *error = "ttrpc: request on stream " + std::to_string(f.stream_id) + " does not parse";
     return false;
   }
-  int32_t code = 0;
-  std::string message;
-  std::string payload;
+  Answer a;
   if (req.service() != kPluginService) {
-    code = kCodeUnimplemented;
-    message = "service " + printable(req.service()) + " is not served by this plugin";
+    a.code = kCodeUnimplemented;
+    a.message = "service " + printable(req.service()) + " is not served by this plugin";
   } else {
-    payload = dispatch(req.method(), req.payload(), &code, &message);
+    a = dispatch(req.method(), req.payload());
   }
-  if (code != 0) handler_->call_failed(printable(req.service()) + "/" + printable(req.method()) + ": " + message);
+  if (a.code == 0 && a.payload.size() > kMaxAnswerBytes) {
+    a.failure = printable(req.method()) + ": our answer of " + std::to_string(a.payload.size()) +
+                " bytes is over the plugin's limit of " + std::to_string(kMaxAnswerBytes) +
+                "; answered with no adjustment instead";
+    a.payload.clear();
+    ++failed_;
+  }
+  if (a.code != 0 && a.failure.empty())
+    a.failure = printable(req.service()) + "/" + printable(req.method()) + ": " + a.message +
+                "; answered with error code " + std::to_string(a.code);
+  if (!a.failure.empty()) handler_->call_failed(a.failure);
   gnh::ttrpc::Response resp;
-  resp.mutable_status()->set_code(code);
-  if (!message.empty()) resp.mutable_status()->set_message(message);
-  if (code == 0) resp.set_payload(std::move(payload));
-  std::string body = resp.SerializeAsString();
-  if (body.size() > kTtrpcMaxData) {  // not for our small answers; never send a frame over the limit
-    resp.clear_payload();
-    resp.mutable_status()->set_code(kCodeInternal);
-    resp.mutable_status()->set_message("answer over the 4 MiB limit");
-    body = resp.SerializeAsString();
-  }
-  out->append(encode_mux(kPluginServiceConn, encode_ttrpc_frame(f.stream_id, TtrpcType::response, 0, body)));
+  resp.mutable_status()->set_code(a.code);
+  if (!a.message.empty()) resp.mutable_status()->set_message(a.message);
+  if (a.code == 0) resp.set_payload(std::move(a.payload));
+  out->append(encode_mux(kPluginServiceConn, encode_ttrpc_frame(f.stream_id, TtrpcType::response, 0,
+                                                                resp.SerializeAsString())));
   ++handled_;
   return true;
 }
 
-std::string Session::dispatch(const std::string& method, const std::string& payload, int32_t* code,
-                              std::string* message) {
-  auto bad = [&](const char* what) {
-    *code = kCodeInvalidArgument;
-    *message = std::string(what) + " payload does not parse";
-    return std::string();
-  };
-  try {
-    if (method == "Configure") {
-      api::ConfigureRequest req;
-      if (!req.ParseFromString(payload)) return bad("ConfigureRequest");
-      runtime_ = printable(req.runtime_name()) + " " + printable(req.runtime_version());
-      configured_ = true;
-      handler_->configured(req);
-      api::ConfigureResponse resp;
-      resp.set_events(kSubscribedEvents);
-      return resp.SerializeAsString();
-    }
-    if (method == "Synchronize") {
-      api::SynchronizeRequest req;
-      if (!req.ParseFromString(payload)) return bad("SynchronizeRequest");
-      return api::SynchronizeResponse().SerializeAsString();  // nothing to change in running containers
-    }
-    if (method == "Shutdown") {
-      shutdown_ = true;
-      return api::Empty().SerializeAsString();
-    }
-    if (method == "CreateContainer") {
-      api::CreateContainerRequest req;
-      if (!req.ParseFromString(payload)) return bad("CreateContainerRequest");
-      return handler_->create_container(req).SerializeAsString();
-    }
-    if (method == "UpdateContainer") {
-      api::UpdateContainerRequest req;
-      if (!req.ParseFromString(payload)) return bad("UpdateContainerRequest");
-      return handler_->update_container(req).SerializeAsString();
-    }
-    if (method == "StopContainer") {
-      api::StopContainerRequest req;
-      if (!req.ParseFromString(payload)) return bad("StopContainerRequest");
-      return api::StopContainerResponse().SerializeAsString();
-    }
-    if (method == "StateChange") {
-      // Older runtimes send every event this way; CreateContainer and UpdateContainer always come
-      // as calls of their own, so an event needs no action here.
-      api::StateChangeEvent req;
-      if (!req.ParseFromString(payload)) return bad("StateChangeEvent");
-      return api::Empty().SerializeAsString();
-    }
-  } catch (const std::exception& e) {
-    *code = kCodeInternal;
-    *message = printable(e.what());
-    return {};
+namespace {
+
+// "container <id> (pod <ns>/<name>)" from a parsed request, for the log line.
+template <class Req>
+std::string who(const Req& req) {
+  std::string s = "container " + printable(req.container().id());
+  if (req.has_pod()) s += " (pod " + printable(req.pod().namespace_()) + "/" + printable(req.pod().name()) + ")";
+  return s;
+}
+
+// What "no adjustment" means to the operator, per call.
+std::string consequence(std::string_view method) {
+  return method == "CreateContainer" ? "answered with no adjustment: the container starts without the GPU NUMA hook"
+                                     : "answered with no adjustment: the update goes on unchanged";
+}
+
+}  // namespace
+
+template <class Req, class Resp>
+Session::Answer Session::container_call(const char* method, const std::string& payload,
+                                        Resp (PluginHandler::*fn)(const Req&)) {
+  Answer a;
+  auto req = std::make_shared<Req>();
+  if (!req->ParseFromString(payload)) {
+    ++failed_;
+    a.failure = std::string(method) + ": the runtime's request (" + std::to_string(payload.size()) +
+                " bytes) does not parse, container unknown; " + consequence(method);
+    return a;
   }
-  *code = kCodeUnimplemented;
-  *message = "method " + printable(method) + " is not implemented by this plugin";
-  return {};
+  // Shared with the job: a job abandoned past its deadline still writes here, never into `a`.
+  struct Result {
+    std::string payload;
+    std::string error;
+  };
+  auto result = std::make_shared<Result>();
+  auto job = [h = handler_, fn, req, result] {
+    try {
+      result->payload = (h->*fn)(*req).SerializeAsString();
+    } catch (const std::exception& e) {
+      result->error = e.what();
+      if (result->error.empty()) result->error = "an exception without a message";
+    } catch (...) {
+      result->error = "an exception that is not a std::exception";
+    }
+  };
+  auto outcome = BoundedCall::Outcome::done;
+  const auto deadline = this->deadline();
+  if (bounded_)
+    outcome = bounded_->run(job, deadline);
+  else
+    job();
+  std::string failed;
+  if (outcome == BoundedCall::Outcome::timed_out)
+    failed = "did not finish within " + std::to_string(deadline.count()) +
+             " ms (the runtime's request timeout less a margin; a host file read hangs?)";
+  else if (outcome == BoundedCall::Outcome::busy)
+    failed = "was not run: an earlier call is still stuck in host reads past its deadline";
+  else if (!result->error.empty())
+    failed = "failed: " + printable(result->error);
+  if (failed.empty()) {
+    a.payload = std::move(result->payload);
+    return a;
+  }
+  ++failed_;
+  a.failure = std::string(method) + " for " + who(*req) + " " + failed + "; " + consequence(method);
+  return a;
+}
+
+Session::Answer Session::dispatch(const std::string& method, const std::string& payload) {
+  Answer a;
+  auto bad = [&](const char* what) {
+    a.code = kCodeInvalidArgument;
+    a.message = std::string(what) + " payload does not parse";
+    return a;
+  };
+  // Events we do not act on: a payload that does not parse changes nothing, so it is answered OK.
+  auto event = [&](auto msg, auto resp) {
+    if (!msg.ParseFromString(payload)) a.failure = method + ": the runtime's request does not parse; ignored";
+    a.payload = resp.SerializeAsString();
+    return a;
+  };
+  if (method == "Configure") {
+    api::ConfigureRequest req;
+    if (!req.ParseFromString(payload)) return bad("ConfigureRequest");
+    runtime_ = printable(req.runtime_name()) + " " + printable(req.runtime_version());
+    request_timeout_ms_ = req.request_timeout();
+    configured_ = true;
+    try {
+      handler_->configured(req);
+    } catch (const std::exception& e) {
+      a.failure = "Configure: " + printable(e.what()) + " (the plugin goes on configured)";
+    }
+    api::ConfigureResponse resp;
+    resp.set_events(kSubscribedEvents);
+    a.payload = resp.SerializeAsString();
+    return a;
+  }
+  if (method == "Synchronize") {
+    api::SynchronizeRequest req;
+    // Unparsable, we cannot know its `more`: an error drops the registration, which is retried.
+    if (!req.ParseFromString(payload)) return bad("SynchronizeRequest");
+    // Nothing to change in running containers. A runtime whose state exceeds one message splits
+    // it (nri >= 0.7) and drops a plugin whose answer's `more` differs from the request's.
+    api::SynchronizeResponse resp;
+    resp.set_more(req.more());
+    if (!req.more()) synchronized_ = true;
+    a.payload = resp.SerializeAsString();
+    return a;
+  }
+  if (method == "Shutdown") {
+    shutdown_ = true;
+    a.payload = api::Empty().SerializeAsString();
+    return a;
+  }
+  if (method == "CreateContainer")
+    return container_call("CreateContainer", payload, &PluginHandler::create_container);
+  if (method == "UpdateContainer")
+    return container_call("UpdateContainer", payload, &PluginHandler::update_container);
+  if (method == "StopContainer") return event(api::StopContainerRequest(), api::StopContainerResponse());
+  // Older runtimes send every event this way; CreateContainer and UpdateContainer always come as
+  // calls of their own, so an event needs no action here.
+  if (method == "StateChange") return event(api::StateChangeEvent(), api::Empty());
+  // Unimplemented, not OK: a newer runtime answered so falls back to an older call (NRI's
+  // pkg/adaptation does that for the calls it added), which an empty OK would not make it do.
+  a.code = kCodeUnimplemented;
+  a.message = "method " + printable(method) + " is not implemented by this plugin";
+  return a;
 }
 
 }  // namespace gnh::nri

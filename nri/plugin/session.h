@@ -4,11 +4,13 @@
 // so every bad input has a test (plugin/session_test.cc) and a fuzz target.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "nri_api.pb.h"
+#include "plugin/bounded_call.h"
 #include "wire/mux_frame.h"
 #include "wire/ttrpc_frame.h"
 
@@ -24,21 +26,32 @@ constexpr int32_t kCodeInternal = 13;
 constexpr const char* kPluginService = "nri.pkg.api.v1alpha1.Plugin";
 constexpr const char* kRuntimeService = "nri.pkg.api.v1alpha1.Runtime";
 
-// What the plugin decides; the session only speaks the protocol. A handler that throws gets the
-// runtime an Internal error for that call (the container goes on without us: fail-open, logged).
+// Our answers stay far below what the Go multiplexer queues for its reader (256 chunks, about
+// 1 MiB, before it fails the connection): ours are a few hundred bytes.
+constexpr size_t kMaxAnswerBytes = 256 * 1024;
+
+// What the plugin decides; the session only speaks the protocol. Whatever goes wrong on our side
+// in a container's call (a payload that does not parse, a handler that throws, host reads past the
+// deadline, an answer over the limit) is answered "no adjustment" with status OK, never an error:
+// NRI hands a plugin's error to kubelet, and the pod would fail because of us. The container goes
+// on as if the plugin were absent, and call_failed gets one line saying so.
 class PluginHandler {
  public:
   virtual ~PluginHandler() = default;
   virtual void configured(const api::ConfigureRequest& req) = 0;
   virtual api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) = 0;
   virtual api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) = 0;
-  // A call the session answered with an error (bad payload, unknown method): one line for the log.
+  // A call that went wrong on our side, or that the session refused (unknown method): one whole
+  // sentence for the log, naming the call and the container where known and what the runtime got.
   virtual void call_failed(const std::string& what) = 0;
 };
 
 class Session {
  public:
-  explicit Session(PluginHandler* handler) : handler_(handler) {}
+  // With `bounded`, CreateContainer and UpdateContainer run there, each within a deadline from
+  // Configure's request timeout (call_deadline); without, inline (tests, fuzzing). `bounded`
+  // outlives the session: a job stuck past its deadline may outlive one connection.
+  explicit Session(PluginHandler* handler, BoundedCall* bounded = nullptr) : handler_(handler), bounded_(bounded) {}
 
   // The RegisterPlugin call to send first (conn 2, stream 1).
   std::string register_plugin(const std::string& name, const std::string& idx);
@@ -50,18 +63,36 @@ class Session {
 
   bool registered() const { return registered_; }
   bool configured() const { return configured_; }
+  // The runtime's registration is complete: the last (or only) Synchronize part was answered.
+  bool synchronized() const { return synchronized_; }
   bool shutdown_requested() const { return shutdown_; }
   // Bytes of a frame begun and not finished, on either level: a peer that stops mid-frame.
   size_t pending() const { return mux_.pending() + calls_.pending() + replies_.pending(); }
   const std::string& runtime() const { return runtime_; }  // "containerd v2.1.9", after Configure
   uint64_t calls_handled() const { return handled_; }
+  // Container calls answered "no adjustment" because something failed on our side.
+  uint64_t calls_failed() const { return failed_; }
+  std::chrono::milliseconds deadline() const { return call_deadline(request_timeout_ms_); }
+
+  // One call's answer: an error status (code != 0) or a payload, and a line for the log if
+  // something went wrong on our side.
+  struct Answer {
+    int32_t code = 0;
+    std::string message;
+    std::string payload;
+    std::string failure;
+  };
 
  private:
   bool on_call(const TtrpcFrame& f, std::string* out, std::string* error);
   bool on_reply(const TtrpcFrame& f, std::string* error);
-  std::string dispatch(const std::string& method, const std::string& payload, int32_t* code, std::string* message);
+  Answer dispatch(const std::string& method, const std::string& payload);
+  template <class Req, class Resp>
+  Answer container_call(const char* method, const std::string& payload, Resp (PluginHandler::*fn)(const Req&));
 
   PluginHandler* handler_;
+  BoundedCall* bounded_;
+  long long request_timeout_ms_ = 0;
   MuxReader mux_;
   TtrpcFrameReader calls_;    // conn 1: the runtime's requests
   TtrpcFrameReader replies_;  // conn 2: answers to our requests
@@ -69,9 +100,11 @@ class Session {
   uint32_t register_stream_ = 0;
   bool registered_ = false;
   bool configured_ = false;
+  bool synchronized_ = false;
   bool shutdown_ = false;
   std::string runtime_;
   uint64_t handled_ = 0;
+  uint64_t failed_ = 0;
 };
 
 }  // namespace gnh::nri

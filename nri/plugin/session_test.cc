@@ -150,20 +150,109 @@ TEST_CASE("session: Synchronize, StateChange, StopContainer and Shutdown are ans
   CHECK(s.shutdown_requested());
 }
 
-TEST_CASE("session: a payload that does not parse gets InvalidArgument, a handler's exception Internal") {
+TEST_CASE("session: our failures in a container's call are answered OK with no adjustment, and logged once") {
   Recorder h;
   Session s(&h);
   std::string out, error;
   api::UpdateContainerRequest upd;
   upd.mutable_container()->set_id("throws");
-  REQUIRE(s.on_bytes(call(1, "CreateContainer", "\xff\xff\xff") + call(3, "UpdateContainer", upd.SerializeAsString()),
+  upd.mutable_pod()->set_namespace_("default");
+  upd.mutable_pod()->set_name("gpu-pod");
+  REQUIRE(s.on_bytes(call(1, "CreateContainer", "\xff\xff\xff") + call(3, "UpdateContainer", upd.SerializeAsString()) +
+                         call(5, "UpdateContainer", "\x0a\x05") + call(7, "StopContainer", "\xff"),
                      &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 4);
+  for (auto& [id, r] : got) {
+    CHECK(r.status().code() == 0);
+    CHECK(r.status().message().empty());
+  }
+  api::CreateContainerResponse none;
+  REQUIRE(none.ParseFromString(got[0].second.payload()));
+  CHECK_FALSE(none.has_adjust());
+  api::UpdateContainerResponse unchanged;
+  REQUIRE(unchanged.ParseFromString(got[1].second.payload()));
+  CHECK(unchanged.update_size() == 0);
+  REQUIRE(h.failures.size() == 4);
+  CHECK(h.failures[0] ==
+        "CreateContainer: the runtime's request (3 bytes) does not parse, container unknown; answered with no "
+        "adjustment: the container starts without the GPU NUMA hook");
+  CHECK(h.failures[1] ==
+        "UpdateContainer for container throws (pod default/gpu-pod) failed: boom; answered with no adjustment: "
+        "the update goes on unchanged");
+  CHECK(h.failures[2] ==
+        "UpdateContainer: the runtime's request (2 bytes) does not parse, container unknown; answered with no "
+        "adjustment: the update goes on unchanged");
+  CHECK(h.failures[3] == "StopContainer: the runtime's request does not parse; ignored");
+  CHECK(s.calls_failed() == 3);
+}
+
+TEST_CASE("session: Configure and Synchronize that do not parse are refused (no pod depends on them)") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  REQUIRE(s.on_bytes(call(1, "Configure", "\xff") + call(3, "Synchronize", "\xff"), &out, &error));
   auto got = answers(out);
   REQUIRE(got.size() == 2);
   CHECK(got[0].second.status().code() == kCodeInvalidArgument);
-  CHECK(got[0].second.status().message() == "CreateContainerRequest payload does not parse");
-  CHECK(got[1].second.status().code() == kCodeInternal);
-  CHECK(got[1].second.status().message() == "boom");
+  CHECK(got[1].second.status().code() == kCodeInvalidArgument);
+  CHECK(got[1].second.status().message() == "SynchronizeRequest payload does not parse");
+  REQUIRE(h.failures.size() == 2);
+  CHECK(h.failures[1] ==
+        "nri.pkg.api.v1alpha1.Plugin/Synchronize: SynchronizeRequest payload does not parse; answered with error code 3");
+}
+
+namespace {
+
+// A handler whose answer is bigger than any we should send.
+struct Huge : Recorder {
+  api::CreateContainerResponse create_container(const api::CreateContainerRequest&) override {
+    api::CreateContainerResponse resp;
+    resp.mutable_adjust()->mutable_hooks()->add_create_runtime()->add_args(std::string(kMaxAnswerBytes, 'a'));
+    return resp;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("session: an answer over our limit becomes no adjustment, never an error or a dropped connection") {
+  Huge h;
+  Session s(&h);
+  std::string out, error;
+  REQUIRE(s.on_bytes(call(1, "CreateContainer", ""), &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].second.status().code() == 0);
+  CHECK(got[0].second.payload().empty());
+  REQUIRE(h.failures.size() == 1);
+  CHECK(h.failures[0].rfind("CreateContainer: our answer of 2621", 0) == 0);
+  CHECK(out.size() < 200);
+}
+
+TEST_CASE("session: a large answer goes out in chunks the Go multiplexer reads whole (at most 4096 bytes)") {
+  struct Big : Recorder {
+    api::CreateContainerResponse create_container(const api::CreateContainerRequest&) override {
+      api::CreateContainerResponse resp;
+      resp.mutable_adjust()->mutable_hooks()->add_create_runtime()->add_args(std::string(100000, 'b'));
+      return resp;
+    }
+  } h;
+  Session s(&h);
+  std::string out, error;
+  REQUIRE(s.on_bytes(call(1, "CreateContainer", ""), &out, &error));
+  MuxReader mux;
+  mux.feed(out);
+  size_t chunks = 0;
+  while (auto c = mux.next(&error)) {
+    ++chunks;
+    CHECK(kMuxHeaderSize + c->payload.size() <= 4096);
+  }
+  CHECK(chunks == 25);  // a 100 kB argument and the envelopes, 4088 bytes a chunk
+  auto got = answers(out);
+  REQUIRE(got.size() == 1);
+  api::CreateContainerResponse r;
+  REQUIRE(r.ParseFromString(got[0].second.payload()));
+  CHECK(r.adjust().hooks().create_runtime(0).args(0).size() == 100000);
 }
 
 TEST_CASE("session: protocol errors drop the connection with one line") {
@@ -215,4 +304,26 @@ TEST_CASE("session: protocol errors drop the connection with one line") {
     CHECK_FALSE(s.on_bytes(encode_mux(kRuntimeServiceConn, encode_ttrpc_frame(5, TtrpcType::response, 0, "")), &out, &error));
   }
   CHECK(out.empty());
+}
+
+TEST_CASE("session: a split Synchronize is answered with the request's `more`, no update") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  api::SynchronizeRequest first, last;
+  first.set_more(true);
+  first.add_containers()->set_id("c1");
+  last.add_containers()->set_id("c2");
+  REQUIRE(s.on_bytes(call(1, "Synchronize", first.SerializeAsString()) + call(3, "Synchronize", last.SerializeAsString()),
+                     &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 2);
+  api::SynchronizeResponse r1, r2;
+  CHECK(got[0].second.status().code() == 0);
+  REQUIRE(r1.ParseFromString(got[0].second.payload()));
+  CHECK(r1.more());
+  CHECK(r1.update_size() == 0);
+  REQUIRE(r2.ParseFromString(got[1].second.payload()));
+  CHECK_FALSE(r2.more());
+  CHECK(h.failures.empty());
 }

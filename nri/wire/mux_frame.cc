@@ -6,9 +6,9 @@ namespace gnh::nri {
 
 std::string encode_mux(uint32_t conn, std::string_view bytes) {
   std::string out;
-  out.reserve(bytes.size() + kMuxHeaderSize * (1 + bytes.size() / kMuxMaxPayload));
+  out.reserve(bytes.size() + kMuxHeaderSize * (1 + bytes.size() / kMuxMaxWritePayload));
   do {
-    size_t n = std::min<size_t>(bytes.size(), kMuxMaxPayload);
+    size_t n = std::min(bytes.size(), kMuxMaxWritePayload);
     append_be32(&out, conn);
     append_be32(&out, uint32_t(n));
     out.append(bytes.substr(0, n));
@@ -37,6 +37,8 @@ std::optional<MuxChunk> MuxReader::next(std::string* error) {
   c.conn = conn;
   c.payload.assign(buf_, kMuxHeaderSize, length);
   buf_.erase(0, kMuxHeaderSize + length);
+  // A Synchronize of megabytes must not stay resident for the connection's life.
+  if (buf_.empty() && buf_.capacity() > 64 * 1024) std::string().swap(buf_);
   return c;
 }
 

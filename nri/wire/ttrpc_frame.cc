@@ -38,6 +38,8 @@ std::optional<TtrpcFrame> TtrpcFrameReader::next(std::string* error) {
   f.flags = uint8_t(buf_[9]);
   f.data.assign(buf_, kTtrpcHeaderSize, length);
   buf_.erase(0, kTtrpcHeaderSize + length);
+  // A Synchronize of megabytes must not stay resident for the connection's life.
+  if (buf_.empty() && buf_.capacity() > 64 * 1024) std::string().swap(buf_);
   return f;
 }
 

@@ -35,6 +35,7 @@ class TtrpcFrameReader {
   std::optional<TtrpcFrame> next(std::string* error);
   // Bytes of a frame begun but not complete: a peer that stops here left a truncated frame.
   size_t pending() const { return buf_.size(); }
+  size_t capacity() const { return buf_.capacity(); }  // what the buffer holds on to
 
  private:
   std::string buf_;

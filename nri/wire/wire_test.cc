@@ -71,21 +71,44 @@ TEST_CASE("ttrpc frame: exactly 4 MiB is allowed, more cannot be encoded") {
   CHECK_THROWS_AS(encode_ttrpc_frame(1, TtrpcType::request, 0, data + "b"), gnh::Error);
 }
 
-TEST_CASE("multiplexer: chunks carry the conn id, big writes are split at the limit") {
+TEST_CASE("multiplexer: chunks carry the conn id, writes are split so each chunk fits 4096 bytes") {
   std::string small = encode_mux(2, "abc");
   CHECK(small == std::string("\x00\x00\x00\x02\x00\x00\x00\x03" "abc", 11));
-  std::string big(kMuxMaxPayload + 5, 'z');
+  CHECK(encode_mux(1, "") == std::string("\x00\x00\x00\x01\x00\x00\x00\x00", 8));
+  // A 4 MiB frame (the largest ttrpc allows): 1027 chunks, every one whole within 4096 bytes.
+  std::string big;
+  for (size_t i = 0; i < (4u << 20) + 10; ++i) big.push_back(char('a' + i % 26));
+  std::string wire = encode_mux(1, big);
+  CHECK(wire.size() == big.size() + kMuxHeaderSize * 1027);
   MuxReader r;
-  r.feed(encode_mux(1, big));
+  r.feed(wire);
+  std::string error, joined;
+  size_t chunks = 0;
+  while (auto c = r.next(&error)) {
+    ++chunks;
+    CHECK(c->conn == 1);
+    REQUIRE(kMuxHeaderSize + c->payload.size() <= 4096);
+    joined += c->payload;
+  }
+  CHECK(error.empty());
+  CHECK(chunks == 1027);
+  CHECK(joined == big);
+  // Exactly one chunk's worth stays one chunk; one byte more makes two.
+  CHECK(encode_mux(1, std::string(4088, 'x')).size() == 4096);
+  CHECK(encode_mux(1, std::string(4089, 'x')).size() == 4096 + 9);
+}
+
+TEST_CASE("multiplexer: the reader still accepts the Go writer's chunks up to 10 + 4 MiB") {
+  std::string payload(kMuxMaxPayload, 'q');
+  std::string wire("\x00\x00\x00\x01", 4);
+  wire += std::string("\x00\x40\x00\x0a", 4);  // 4 MiB + 10
+  wire += payload;
+  MuxReader r;
+  r.feed(wire);
   std::string error;
-  auto a = r.next(&error);
-  auto b = r.next(&error);
-  REQUIRE(a);
-  REQUIRE(b);
-  CHECK(a->conn == 1);
-  CHECK(a->payload.size() == kMuxMaxPayload);
-  CHECK(b->payload.size() == 5);
-  CHECK_FALSE(r.next(&error));
+  auto c = r.next(&error);
+  REQUIRE(c);
+  CHECK(c->payload.size() == kMuxMaxPayload);
   CHECK(error.empty());
 }
 
@@ -101,4 +124,20 @@ TEST_CASE("multiplexer: conn 0 and over-limit lengths are errors") {
   CHECK_FALSE(big.next(&error));
   CHECK(error == "multiplexer: chunk announces 2147483647 bytes, over the limit");
   CHECK(big.pending() == 0);
+}
+
+TEST_CASE("readers: a multi-megabyte frame does not stay buffered once it came out") {
+  std::string big(3u << 20, 'b');
+  MuxReader mux;
+  TtrpcFrameReader frames;
+  std::string error;
+  mux.feed(encode_mux(1, encode_ttrpc_frame(1, TtrpcType::request, 0, big)));
+  while (auto c = mux.next(&error)) frames.feed(c->payload);
+  auto f = frames.next(&error);
+  REQUIRE(f);
+  CHECK(f->data.size() == big.size());
+  CHECK(mux.pending() == 0);
+  CHECK(frames.pending() == 0);
+  CHECK(mux.capacity() <= 64 * 1024);
+  CHECK(frames.capacity() <= 64 * 1024);
 }

@@ -1,7 +1,7 @@
 // The plugin's session (nri/plugin/session.h) on hostile bytes from the runtime: envelopes and
 // NRI messages that do not parse, unknown methods, reused stream ids. It must answer or refuse
 // with a line, never crash, never buffer more than it was fed, and every answer it writes must be
-// a well-formed chunk carrying a well-formed ttrpc response.
+// well-formed chunks of at most 4096 bytes carrying well-formed ttrpc responses.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -43,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string e;
   mux.feed(out);
   while (auto c = mux.next(&e)) {
-    if (c->conn != kPluginServiceConn) __builtin_trap();
+    // Each chunk we write must fit the Go multiplexer's 4096-byte read, or the runtime drops us.
+    if (c->conn != kPluginServiceConn || kMuxHeaderSize + c->payload.size() > kMuxMaxWriteChunk) __builtin_trap();
     frames.feed(c->payload);
     while (auto f = frames.next(&e))
       if (f->type != uint8_t(TtrpcType::response)) __builtin_trap();

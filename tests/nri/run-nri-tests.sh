@@ -19,6 +19,8 @@ PY=/usr/bin/python3
 TALLY_NAME="nri ($SUITE)"
 cleanup() {
     stop_pidfile "$TMP/plugin.pid"
+    stop_pidfile "$TMP/plugin-fallback.pid"
+    stop_pidfile "$TMP/plugin-pre.pid"
     engine_cleanup "gnh-nri-$RUNID"
 }
 if [ -z "${GNH_TMP:-}" ]; then
@@ -221,6 +223,33 @@ UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
 [ "$RC" = 0 ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] && [ "$(grep -c "container=$C5 stage=nri-update" "$LOG")" = "$n_before" ] &&
     pass "the next cpus-only update: containerd's stored spec now says mems 0-1 (it merged the plugin's answer): runc got 0-1, the plugin had nothing to add" ||
     fail "stored spec repaired" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line) log: $(grep "container=$C5 stage=nri-update" "$LOG" | tail -1 | one_line)"
+# 5c. the GPU's driver files hang (an unserved FUSE mount over its /proc/driver/nvidia/gpus entry,
+# as a wedged driver's or a stuck filesystem's reads do): the plugin answers the update within
+# containerd's 2 s request timeout with no adjustment and says so; containerd keeps it registered.
+# Released (the mount's server gone), the stuck read fails and its line says it was never applied.
+GPUDIR=/proc/driver/nvidia/gpus/$GPU_BUS
+cp -a "$GPUDIR" "$TMP/gpu-files"
+n_disc=$(grep -c "stage=nri-connect action=disconnected" "$LOG")
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form "$TMP/hang.ready"
+"$PY" "$SCRIPT_DIR/hanging_mount.py" "$GPUDIR" "$TMP/hang.ready" &
+HANG=$!
+for i in $(seq 1 100); do [ -s "$TMP/hang.ready" ] && break; sleep 0.1; done
+if [ -s "$TMP/hang.ready" ]; then
+    OUT=$(cri update "$C1" 1); RC=$?
+    if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -r .cpu.mems "$TMP"/rec/*.update 2>/dev/null)" = 1 ] &&
+        grep -q "gpu-numa-nri\[[0-9]*\] .*stage=nri-call .*UpdateContainer for container $C1 (pod default/gpu-pod) did not finish within 1500 ms .*answered with no adjustment: the update goes on unchanged" "$LOG" &&
+        [ "$(grep -c "stage=nri-connect action=disconnected" "$LOG")" = "$n_disc" ]; then
+        pass "driver files hang: UpdateContainerResources answered in time with no adjustment (runc got mems 1), logged '$(grep 'did not finish within' "$LOG" | tail -1 | sed 's/.*msg="//' | cut -c1-110)...'; the plugin stayed registered"
+    else fail "hanging driver read" "rc $RC ($OUT) runc got $(cat "$TMP"/rec/*.update 2>/dev/null | one_line) log: $(grep -E "stage=nri-(call|connect|update)" "$LOG" | tail -3 | one_line)"; fi
+    kill "$HANG"; wait "$HANG" 2>/dev/null
+    wait_for "$LOG" "container=$C1 stage=nri-update .*not applied \(finished after the runtime's deadline" &&
+        pass "released, the stuck read ended and its line says it was not applied: '$(grep 'not applied (finished' "$LOG" | tail -1 | sed 's/.*msg="//' | cut -c1-120)...'" ||
+        fail "late line" "$(grep "container=$C1 stage=nri-update" "$LOG" | tail -1 | one_line)"
+else fail "hanging mount" "not mounted: $(jobs -l | one_line)"; kill "$HANG" 2>/dev/null; fi
+umount "$GPUDIR" 2>/dev/null || umount -l "$GPUDIR" 2>/dev/null
+[ -f "$GPUDIR/information" ] || cp -a "$TMP/gpu-files/." "$GPUDIR/"
+OUT=$(cri update "$C1" 0); RC=$?
+[ "$RC" = 0 ] && [ "$(cat "$CPUSET$CGP/$C1/cpuset.mems")" = 0 ] || fail "restore mems 0" "rc $RC ($OUT) mems $(cat "$CPUSET$CGP/$C1/cpuset.mems")"
 
 # 6. the GPU memory node offline: the hook refuses; StartContainer's error carries our line
 set_status offline
@@ -346,6 +375,40 @@ if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/10-gpu-numa" ] && wait_for "$LOG" "st
         fail "pre-registered GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C4" "$LOG" | one_line)"
 else fail "pre-registered plugin" "install rc $RC: $(echo "$OUT" | one_line) log: $(grep nri-connect "$LOG" | tail -2 | one_line) containerd: $(grep -i 'plugin' "$TMP/containerd.log" | grep -i nri | tail -3 | one_line)"; fi
 
+# 10. the pre-registered plugin loses its connection (containerd killed, so it cannot stop it): it
+# keeps protecting by dialing the NRI socket, registers as an external plugin once containerd is
+# back, and the next GPU container gets the hook from it. With 10-gpu-numa in place again, the next
+# containerd start launches a new instance, and the one dialing steps aside and exits.
+P2=$(jq -r .pid "$STATE" 2>/dev/null)
+echo "$P2" >"$TMP/plugin-fallback.pid"
+n_p2=$(grep -c "gpu-numa-nri\[$P2\] .*stage=nri-connect action=connected" "$LOG")
+mv "$TMP/nri-plugins/10-gpu-numa" "$TMP/10-gpu-numa.away"
+kill -9 "$(cat "$TMP/containerd.pid")"
+if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*action=disconnected .*keeps protecting by dialing $NRI_SOCK as an external plugin"; then
+    start_containerd
+    for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
+    if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*stage=nri-connect action=connected" $((n_p2 + 1)); then
+        C8=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" fallback "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        OUT=$(cri start "$C8"); RC2=$?
+        [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "gpu-numa-nri\[$P2\] container=$C8 stage=nri-create action=inject" "$LOG" &&
+            grep -q "container=$C8 pod=default/gpu-pod name=fallback stage=createRuntime action=allow" "$LOG" &&
+            pass "pre-registered plugin's connection dropped: it went on dialing, registered as an external plugin (pid $P2) and the next GPU container got the hook" ||
+            fail "fallback GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C8" "$LOG" | one_line)"
+    else fail "fallback registration" "log: $(grep "gpu-numa-nri\[$P2\]" "$LOG" | grep nri-connect | tail -3 | one_line)"; fi
+else fail "fallback after drop" "pid $P2 alive: $(kill -0 "$P2" 2>&1 && echo yes); log: $(grep nri-connect "$LOG" | tail -3 | one_line)"; fi
+mv "$TMP/10-gpu-numa.away" "$TMP/nri-plugins/10-gpu-numa"
+kill -9 "$(cat "$TMP/containerd.pid")"
+start_containerd
+for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
+if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*action=exit .*another gpu-numa-nri \(pid [0-9]*\) now writes the state file"; then
+    for i in $(seq 1 100); do kill -0 "$P2" 2>/dev/null || break; sleep 0.1; done
+    P3=$(jq -r .pid "$STATE" 2>/dev/null)
+    echo "$P3" >"$TMP/plugin-pre.pid"
+    ! kill -0 "$P2" 2>/dev/null && [ "$P3" != "$P2" ] && grep -q "gpu-numa-nri\[$P3\] .*connected on fd [0-9]* (pre-registered)" "$LOG" &&
+        pass "containerd launched a new pre-registered instance (pid $P3); the dialing one (pid $P2) saw it take over the state file and exited" ||
+        fail "step aside" "P2 $P2 alive: $(kill -0 "$P2" 2>&1 && echo yes) P3 $P3 log: $(grep nri-connect "$LOG" | tail -3 | one_line)"
+else fail "step aside" "log: $(grep "gpu-numa-nri\[$P2\]" "$LOG" | tail -3 | one_line)"; fi
+
 # install --uninstall: what install added goes, the NRI table is as before
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" --uninstall 2>&1); RC=$?
 if [ "$SUITE" = trixie ]; then
@@ -360,7 +423,53 @@ else
         fail "uninstall (2.1)" "rc $RC: $(echo "$OUT" | one_line)"
 fi
 
+# 11. a busy node: 12 pods with 512 KiB annotations put NRI's state past 6 MiB. A plugin that
+# registers now is synchronized in several messages (containerd 2.x, NRI >= 0.7): it registers once
+# and stays, and a GPU container created afterwards gets the hook. containerd 1.7 (NRI 0.6) cannot
+# split and drops every registration: check and status must say the plugin keeps being dropped.
+BIG=()
+for i in $(seq 1 12); do
+    b=$(cri run-sandbox "big-$i" "uid-big-$i-$RUNID" "" "$CGP" "$TMP/podlogs" 524288) && BIG+=("$b") ||
+        fail "big pod $i" "$(echo "$b" | one_line)"
+done
+stop_pidfile "$TMP/plugin-pre.pid"  # the pre-registered instance of step 10; a fresh external one registers now
+: >"$TMP/plugin.log"
+start_plugin
+PB=$(cat "$TMP/plugin.pid")
+if [ "$SUITE" = sid ]; then
+    if wait_for "$LOG" "gpu-numa-nri\[$PB\] .*stage=nri-connect action=connected"; then
+        C9=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" busy-node "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        OUT=$(cri start "$C9"); RC2=$?
+        NREG=$(grep -c "gpu-numa-nri\[$PB\] .*stage=nri-connect action=connected" "$LOG")
+        NDROP=$(grep -c "gpu-numa-nri\[$PB\] .*stage=nri-connect action=disconnected" "$LOG")
+        SPLIT=$(grep -c "sending sync message\|plugin does not handle split sync" "$TMP/containerd.log")
+        ST=$("$HOOK" status 2>&1)
+        [ "${#BIG[@]}" = 12 ] && [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$NREG" = 1 ] && [ "$NDROP" = 0 ] &&
+            [ "$(jq -r '.connects, .drops' "$STATE" | one_line)" = "1 0" ] &&
+            ! grep -q "plugin does not handle split sync" "$TMP/containerd.log" &&
+            grep -q "gpu-numa-nri\[$PB\] container=$C9 stage=nri-create action=inject" "$LOG" &&
+            grep -q "container=$C9 pod=default/gpu-pod name=busy-node stage=createRuntime action=allow" "$LOG" &&
+            echo "$ST" | grep -q '^  nri: connected to containerd' && ! echo "$ST" | grep -q "NRI plugin" &&
+            pass "12 pods with 512 KiB annotations: the plugin registered once (state file: connects 1, drops 0; no split-sync refusal in containerd's log), status counts it; the next GPU container got the hook" ||
+            fail "busy node (2.1)" "pods ${#BIG[@]} rc $RC/$RC2 ($OUT) registrations $NREG drops $NDROP state $(jq -c '{connects, drops, last_drop_reason}' "$STATE") status: $(echo "$ST" | grep -i nri | one_line) containerd: $(grep -i 'sync' "$TMP/containerd.log" | tail -2 | one_line)"
+    else fail "busy node registration (2.1)" "plugin: $(grep "gpu-numa-nri\[$PB\]" "$LOG" | tail -3 | one_line) containerd: $(grep -i sync "$TMP/containerd.log" | tail -2 | one_line)"; fi
+else
+    if wait_for "$LOG" "gpu-numa-nri\[$PB\] .*stage=nri-connect action=disconnected" 3; then
+        OUT=$("$HOOK" check 2>&1); RC=$?
+        ST=$("$HOOK" status 2>&1); RCS=$?
+        "$HOOK" check --prometheus "$TMP/metrics.prom" >/dev/null 2>&1
+        # containerd 1.7's ttrpc sends the whole state as one frame over ttrpc's 4 MiB limit, which the
+        # plugin refuses as Go's ttrpc does: the registration never completes, and the plugin says so.
+        [ "$RC" = 1 ] && echo "$OUT" | grep -q -E "NRI plugin (not connected: .*frame announces [0-9]* bytes, over the 4 MiB limit \(the runtime ended its connection [0-9]* times in the last 10 min\)|keeps being dropped: the runtime ended its connection [0-9]* times in the last 10 min)" &&
+            [ "$RCS" = 1 ] && echo "$ST" | grep -q "^not protected: NRI plugin" &&
+            grep -q '^gpu_numa_hook_nri_plugin_connected 0$' "$TMP/metrics.prom" &&
+            pass "12 pods with 512 KiB annotations on containerd 1.7 (no split sync): no registration completes; check and status say so (exit 1), the metric 0: '$(echo "$OUT" | grep 'NRI plugin' | one_line | cut -c1-260)'" ||
+            fail "busy node (1.7)" "check rc $RC: $(echo "$OUT" | grep NRI | one_line) status rc $RCS: $(echo "$ST" | grep NRI | one_line)"
+    else fail "busy node drops (1.7)" "plugin: $(grep "gpu-numa-nri\[$PB\]" "$LOG" | tail -3 | one_line) containerd: $(grep -i -E 'sync|nri' "$TMP/containerd.log" | tail -3 | one_line)"; fi
+fi
+for b in "${BIG[@]}"; do cri stop-sandbox "$b" >/dev/null; cri remove-sandbox "$b" >/dev/null; done
+
 # teardown
-for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}" "${C5:-}" "${C6:-}" "${C7:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
+for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}" "${C5:-}" "${C6:-}" "${C7:-}" "${C8:-}" "${C9:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
 cri stop-sandbox "$SB" >/dev/null; cri remove-sandbox "$SB" >/dev/null
 finish

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 namespace gnh {
 
 std::string format_nri_state(const NriPluginState& s) {
@@ -18,6 +20,13 @@ std::string format_nri_state(const NriPluginState& s) {
   j["hook_path"] = s.hook_path;
   j["hook_present"] = s.hook_present;
   j["hook_problem"] = s.hook_problem;
+  j["connects"] = s.connects;
+  j["drops"] = s.drops;
+  j["last_connect"] = s.last_connect;
+  j["connected_since"] = s.connected_since;
+  j["last_drop"] = s.last_drop;
+  j["last_drop_reason"] = s.last_drop_reason;
+  j["recent_drops"] = s.recent_drops;
   return j.dump(2) + "\n";
 }
 
@@ -38,10 +47,30 @@ std::optional<NriPluginState> parse_nri_state(std::string_view text) {
     s.hook_path = j.value("hook_path", "");
     s.hook_present = j.value("hook_present", true);
     s.hook_problem = j.value("hook_problem", "");
+    s.connects = j.value("connects", 0ULL);
+    s.drops = j.value("drops", 0ULL);
+    s.last_connect = j.value("last_connect", 0LL);
+    s.connected_since = j.value("connected_since", 0LL);
+    s.last_drop = j.value("last_drop", 0LL);
+    s.last_drop_reason = j.value("last_drop_reason", "");
+    if (j.contains("recent_drops")) s.recent_drops = j.at("recent_drops").get<std::vector<long long>>();
+    if (s.recent_drops.size() > kNriRecentDropsKept)
+      s.recent_drops.erase(s.recent_drops.begin(), s.recent_drops.end() - long(kNriRecentDropsKept));
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
   return s;
+}
+
+void record_nri_drop(NriPluginState* s, long long now, const std::string& reason) {
+  ++s->drops;
+  s->last_drop = now;
+  s->last_drop_reason = reason;
+  s->connected_since = 0;
+  s->recent_drops.push_back(now);
+  std::erase_if(s->recent_drops, [&](long long t) { return now - t > kNriFlapWindowSeconds; });
+  if (s->recent_drops.size() > kNriRecentDropsKept)
+    s->recent_drops.erase(s->recent_drops.begin(), s->recent_drops.end() - long(kNriRecentDropsKept));
 }
 
 std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>& state, const NriPluginLiveness& live) {
@@ -53,9 +82,24 @@ std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>
   if (live.now - state->heartbeat > kNriStaleSeconds)
     return head + "gpu-numa-nri has not updated its state for " + std::to_string(live.now - state->heartbeat) +
            " s (it rewrites it every " + std::to_string(kNriHeartbeatSeconds) + " s): it is gone or stuck";
+  long long recent = 0;
+  for (long long t : state->recent_drops)
+    if (live.now - t <= kNriFlapWindowSeconds) ++recent;
   if (!state->connected)
     return head + "gpu-numa-nri (pid " + std::to_string(state->pid) + ") is disconnected since " + state->since +
-           (state->last_error.empty() ? "" : ": " + state->last_error);
+           (state->last_error.empty() ? "" : ": " + state->last_error) +
+           (recent >= kNriFlapDrops ? " (the runtime ended its connection " + std::to_string(recent) + " times in the last " +
+                                          std::to_string(kNriFlapWindowSeconds / 60) + " min)"
+                                    : "");
+  const std::string last = state->last_drop_reason.empty() ? "" : " (last: " + state->last_drop_reason + ")";
+  if (recent >= kNriFlapDrops)
+    return "NRI plugin keeps being dropped: the runtime ended its connection " + std::to_string(recent) +
+           " times in the last " + std::to_string(kNriFlapWindowSeconds / 60) + " min" + last +
+           "; GPU containers created while it is away start without the hook (gpu-numa-nri's log, the runtime's log)";
+  const long long up = state->connected_since > 0 ? live.now - state->connected_since : 0;
+  if (recent > 0 && up < kNriSettleSeconds)
+    return "NRI plugin not settled: it registered again " + std::to_string(up) + " s ago after being dropped" + last +
+           "; counted as protecting once it stays registered for " + std::to_string(kNriSettleSeconds) + " s";
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gnh {
 
@@ -14,6 +15,15 @@ constexpr const char* kNriStatePath = "/run/gpu-numa-hook/nri-state.json";
 // plugin that is gone (killed, its node rebooted into a fresh /run is handled by absence).
 constexpr int kNriHeartbeatSeconds = 10;
 constexpr int kNriStaleSeconds = 3 * kNriHeartbeatSeconds;
+// "Registered and serving", not "connected at this instant": a plugin the runtime keeps dropping
+// (it re-dials at once) is connected most of the time a reader looks, and protects nothing between.
+// Dropped kNriFlapDrops times within kNriFlapWindowSeconds, it is not protecting; after any drop in
+// that window, a new connection counts once it has lasted kNriSettleSeconds. One runtime restart
+// costs one drop and kNriSettleSeconds of "not protected".
+constexpr int kNriFlapWindowSeconds = 600;
+constexpr int kNriFlapDrops = 3;
+constexpr int kNriSettleSeconds = 30;
+constexpr size_t kNriRecentDropsKept = 16;  // enough to see kNriFlapDrops; the file stays small
 
 struct NriPluginState {
   bool connected = false;
@@ -30,7 +40,20 @@ struct NriPluginState {
   std::string hook_path;      // --hook ("" in files of older plugins)
   bool hook_present = true;   // exists and is executable (true in files of older plugins)
   std::string hook_problem;   // why not ("No such file or directory", "not executable")
+  // Registrations and their ends over the plugin's life. A connect is a registration the runtime
+  // completed (Synchronize answered); a drop is any connection of ours that ended without our
+  // asking, registered or not (a split Synchronize refused ends before registration).
+  unsigned long long connects = 0;
+  unsigned long long drops = 0;
+  long long last_connect = 0;       // unix seconds, 0 never
+  long long connected_since = 0;    // unix seconds of the current registration, 0 when not connected
+  long long last_drop = 0;          // unix seconds, 0 never
+  std::string last_drop_reason;
+  std::vector<long long> recent_drops;  // unix seconds, oldest first, at most kNriRecentDropsKept
 };
+
+// Records a drop at `now` (keeps recent_drops within its bounds).
+void record_nri_drop(NriPluginState* s, long long now, const std::string& reason);
 
 std::string format_nri_state(const NriPluginState& s);
 // nullopt when the text is not such a file (then check says so).
@@ -43,7 +66,8 @@ struct NriPluginLiveness {
   long long now = 0;                // unix seconds
 };
 
-// nullopt when connected; else one line for check ("NRI plugin not connected: ...").
+// nullopt when registered and serving; else one line for check ("NRI plugin not connected: ..." or
+// "NRI plugin keeps being dropped: ...").
 std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>& state, const NriPluginLiveness& live);
 
 // nullopt when the plugin's hook is there (or the state is unknown: nri_not_connected says so);

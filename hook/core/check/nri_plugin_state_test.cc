@@ -71,3 +71,89 @@ TEST_CASE("nri state: the hook the plugin injects, missing on the host, is a pro
   CHECK(old->hook_present);
   CHECK_FALSE(nri_hook_missing(old));
 }
+
+TEST_CASE("nri state: connects and drops are written and read back, the recent list bounded") {
+  NriPluginState s;
+  s.connected = true;
+  s.connects = 7;
+  s.last_connect = 990;
+  s.connected_since = 990;
+  for (long long t = 100; t < 130; ++t) record_nri_drop(&s, t, "plugin does not handle split sync requests");
+  CHECK(s.drops == 30);
+  CHECK(s.connected_since == 0);
+  CHECK(s.recent_drops.size() == kNriRecentDropsKept);
+  CHECK(s.recent_drops.back() == 129);
+  record_nri_drop(&s, 129 + kNriFlapWindowSeconds + 1, "the runtime closed the connection");
+  CHECK(s.recent_drops == std::vector<long long>{129 + kNriFlapWindowSeconds + 1});  // older ones aged out
+  auto back = parse_nri_state(format_nri_state(s));
+  REQUIRE(back);
+  CHECK(back->connects == 7);
+  CHECK(back->drops == 31);
+  CHECK(back->last_connect == 990);
+  CHECK(back->last_drop == 129 + kNriFlapWindowSeconds + 1);
+  CHECK(back->last_drop_reason == "the runtime closed the connection");
+  CHECK(back->recent_drops == s.recent_drops);
+  // A file from an older plugin, without these keys, still reads (no drops known).
+  auto old = parse_nri_state(R"({"connected": true, "pid": 1})");
+  REQUIRE(old);
+  CHECK(old->drops == 0);
+  CHECK(old->recent_drops.empty());
+}
+
+TEST_CASE("nri state: a plugin the runtime keeps dropping is not protecting, whatever instant the file shows") {
+  NriPluginState s;
+  s.pid = 42;
+  s.runtime = "containerd 2.1.9";
+  NriPluginLiveness live{true, true, 10000};
+  s.heartbeat = 10000;
+  SUBCASE("reconnecting twice a second: connected in this snapshot, dropped over and over") {
+    s.connected = true;
+    for (long long t = 9990; t < 10000; ++t) record_nri_drop(&s, t, "plugin does not handle split sync requests");
+    s.connected_since = 10000;
+    CHECK(*nri_not_connected(s, live) ==
+          "NRI plugin keeps being dropped: the runtime ended its connection 10 times in the last 10 min (last: plugin "
+          "does not handle split sync requests); GPU containers created while it is away start without the hook "
+          "(gpu-numa-nri's log, the runtime's log)");
+  }
+  SUBCASE("exactly kNriFlapDrops in the window is flapping; one fewer, settled for long enough, is protecting") {
+    s.connected = true;
+    record_nri_drop(&s, 10000 - kNriFlapWindowSeconds, "x");
+    record_nri_drop(&s, 9500, "x");
+    s.connected_since = 9500;
+    CHECK_FALSE(nri_not_connected(s, live));  // two drops, registered for 500 s
+    record_nri_drop(&s, 9600, "the runtime closed the connection");
+    s.connected_since = 9600;
+    CHECK(nri_not_connected(s, live)->starts_with("NRI plugin keeps being dropped: the runtime ended its connection 3 times"));
+    live.now = 10000 + 1;  // the oldest drop leaves the window
+    s.heartbeat = live.now;
+    CHECK_FALSE(nri_not_connected(s, live));
+  }
+  SUBCASE("one drop (a runtime restart): not protecting until registered for kNriSettleSeconds") {
+    s.connected = true;
+    record_nri_drop(&s, 9980, "the runtime closed the connection");
+    s.connected_since = 9990;
+    CHECK(*nri_not_connected(s, live) ==
+          "NRI plugin not settled: it registered again 10 s ago after being dropped (last: the runtime closed the "
+          "connection); counted as protecting once it stays registered for 30 s");
+    live.now = 9990 + kNriSettleSeconds;
+    s.heartbeat = live.now;
+    CHECK_FALSE(nri_not_connected(s, live));
+  }
+  SUBCASE("no drops: a fresh registration protects at once (a node's first start)") {
+    s.connected = true;
+    s.connected_since = 10000;
+    CHECK_FALSE(nri_not_connected(s, live));
+  }
+  SUBCASE("disconnected says so first") {
+    s.connected = false;
+    s.since = "T";
+    s.last_error = "the runtime closed the connection";
+    record_nri_drop(&s, 9999, "the runtime closed the connection");
+    CHECK(nri_not_connected(s, live)->ends_with("is disconnected since T: the runtime closed the connection"));
+    record_nri_drop(&s, 9999, "x");
+    record_nri_drop(&s, 9999, "x");
+    CHECK(nri_not_connected(s, live)->ends_with(
+        "is disconnected since T: the runtime closed the connection (the runtime ended its connection 3 times in the "
+        "last 10 min)"));
+  }
+}

@@ -24,6 +24,22 @@ std::string containerd_nri_dropin(std::string_view main_text, const std::string&
   return "# gpu-numa-hook install --runtime nri: NRI on for the gpu-numa-nri plugin\n" + emit_toml(out);
 }
 
+void read_containerd_nri_validator(std::string_view text, const std::string& file, NriValidatorSettings* v) {
+  toml::table t = parse_toml_file(text, file);
+  const toml::table* dv = t["plugins"][kContainerdNriPlugin]["default_validator"].as_table();
+  if (!dv) return;
+  bool set = false;
+  if (auto e = (*dv)["enable"].value<bool>()) v->enable = *e, set = true;
+  if (auto r = (*dv)["reject_oci_hook_adjustment"].value<bool>()) v->reject_oci_hook_adjustment = *r, set = true;
+  if (const toml::array* req = (*dv)["required_plugins"].as_array()) {
+    v->required_plugins.clear();
+    for (const auto& n : *req)
+      if (auto name = n.value<std::string>()) v->required_plugins.push_back(*name);
+    set = true;
+  }
+  if (set) v->file = file;
+}
+
 std::string crio_nri_dropin() {
   return "# gpu-numa-hook install --runtime crio-nri: NRI on for the gpu-numa-nri plugin\n"
          "[crio.nri]\nenable_nri = true\n";
@@ -38,11 +54,17 @@ std::string sh_quoted(const std::string& s) {
 }
 }  // namespace
 
-std::string nri_preregistered_script(const std::string& plugin_path, const std::string& hook_path) {
+std::string nri_preregistered_script(const std::string& plugin_path, const std::string& hook_path,
+                                     const std::string& socket) {
   return "#!/bin/sh\n"
          "# gpu-numa-hook install --runtime nri --nri-pre-registered: the runtime starts this at its own start,\n"
          "# with the NRI connection on the fd in NRI_PLUGIN_SOCKET.\n"
-         "exec " + sh_quoted(plugin_path) + " --hook " + sh_quoted(hook_path) + "\n";
+         "exec " + sh_quoted(plugin_path) + " --hook " + sh_quoted(hook_path) +
+         (socket.empty() ? "" : " --socket " + sh_quoted(socket)) + "\n";
+}
+
+std::string containerd_nri_socket(std::string_view text, const std::string& file) {
+  return parse_toml_file(text, file)["plugins"][kContainerdNriPlugin]["socket_path"].value_or(std::string());
 }
 
 }  // namespace gnh

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gnh {
 
@@ -22,11 +23,30 @@ bool containerd_nri_enabled(std::string_view main_text, const std::string& file,
 // plugin's whole table with an imported file's), with disable = false; the main file's version.
 std::string containerd_nri_dropin(std::string_view main_text, const std::string& file);
 
+// NRI's default validator (containerd 2.2 and later): [plugins."io.containerd.nri.v1.nri".default_validator].
+// With enable and reject_oci_hook_adjustment, every container an NRI plugin adds an OCI hook to
+// fails to create; required_plugins makes every container fail while a named plugin is absent.
+struct NriValidatorSettings {
+  bool enable = false;
+  bool reject_oci_hook_adjustment = false;
+  std::vector<std::string> required_plugins;
+  std::string file;  // the last file that set any of these ("" none)
+};
+// Folds one containerd file's settings into *v, key by key (containerd 2.x merges plugin tables
+// that way; files in the order containerd reads them). Failure when the text is not TOML.
+void read_containerd_nri_validator(std::string_view text, const std::string& file, NriValidatorSettings* v);
+
 // CRI-O's drop-in: [crio.nri] enable_nri = true.
 std::string crio_nri_dropin();
 
 // The pre-registered plugin: a script the runtime runs from its plugin directory at start, with
 // the connection on NRI_PLUGIN_SOCKET; it execs gpu-numa-nri with our hook's path.
-std::string nri_preregistered_script(const std::string& plugin_path, const std::string& hook_path);
+// With `socket` (the runtime's NRI socket when it is not the default), the plugin is told where to
+// dial if the runtime's connection drops: it then goes on as an external plugin.
+std::string nri_preregistered_script(const std::string& plugin_path, const std::string& hook_path,
+                                     const std::string& socket = "");
+
+// containerd's NRI socket_path from a config file's text ("" when the file does not set it).
+std::string containerd_nri_socket(std::string_view text, const std::string& file);
 
 }  // namespace gnh

@@ -39,4 +39,36 @@ TEST_CASE("nri install: CRI-O drop-in and the pre-registered plugin script") {
         "# gpu-numa-hook install --runtime nri --nri-pre-registered: the runtime starts this at its own start,\n"
         "# with the NRI connection on the fd in NRI_PLUGIN_SOCKET.\n"
         "exec '/usr/bin/gpu-numa-nri' --hook '/opt/it'\\''s/hook'\n");
+  // The runtime's own socket, where it is not the default: dialed if the runtime's connection drops.
+  CHECK(nri_preregistered_script("/usr/bin/gpu-numa-nri", "/h", "/run/nri/x.sock").ends_with(
+      "exec '/usr/bin/gpu-numa-nri' --hook '/h' --socket '/run/nri/x.sock'\n"));
+  CHECK(containerd_nri_socket("[plugins.\"io.containerd.nri.v1.nri\"]\nsocket_path = \"/run/nri/x.sock\"\n", "c") ==
+        "/run/nri/x.sock");
+  CHECK(containerd_nri_socket("version = 2\n", "c").empty());
+}
+
+TEST_CASE("nri install: NRI's default validator settings, folded file by file") {
+  NriValidatorSettings v;
+  read_containerd_nri_validator("version = 3\n", "/etc/containerd/config.toml", &v);
+  CHECK_FALSE(v.enable);
+  CHECK(v.file.empty());
+  read_containerd_nri_validator(R"(version = 3
+[plugins."io.containerd.nri.v1.nri".default_validator]
+  enable = true
+  reject_oci_hook_adjustment = true
+  required_plugins = ["gpu-numa", "topology-aware"]
+)", "/etc/containerd/config.toml", &v);
+  CHECK(v.enable);
+  CHECK(v.reject_oci_hook_adjustment);
+  CHECK(v.required_plugins == std::vector<std::string>{"gpu-numa", "topology-aware"});
+  CHECK(v.file == "/etc/containerd/config.toml");
+  // A later drop-in turns one key off; the others stay as the main file set them.
+  read_containerd_nri_validator(R"([plugins."io.containerd.nri.v1.nri".default_validator]
+reject_oci_hook_adjustment = false
+)", "/etc/containerd/conf.d/50-nri.toml", &v);
+  CHECK(v.enable);
+  CHECK_FALSE(v.reject_oci_hook_adjustment);
+  CHECK(v.required_plugins.size() == 2);
+  CHECK(v.file == "/etc/containerd/conf.d/50-nri.toml");
+  CHECK_THROWS(read_containerd_nri_validator("[[[", "/x.toml", &v));
 }

@@ -35,7 +35,18 @@ StatusVerdict judge_status(const StatusFacts& f) {
   // node whose GPU pods start unprotected (containerd fails open without it).
   if (f.nri_connected) ++registered;
   if (!f.nri_problem.empty())
-    v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook (start gpu-numa-nri; docs/nri.md)");
+    v.not_protected.push_back(f.nri_problem + ": GPU pods start without the hook" +
+                              (f.nri_problem.starts_with("NRI plugin not connected") ? " (start gpu-numa-nri; docs/nri.md)"
+                                                                                     : " (gpu-numa-nri's log; docs/nri.md)"));
+  if (!f.nri.empty() && f.nri_validator_rejects_hooks)
+    v.not_protected.push_back("containerd's NRI default validator rejects OCI hook adjustments (" + f.nri_validator_file +
+                              ": default_validator enable = true, reject_oci_hook_adjustment = true): every GPU "
+                              "container gpu-numa-nri adds the hook to fails to create (set "
+                              "reject_oci_hook_adjustment = false, or use the runtime shim; docs/nri.md)");
+  if (!f.nri.empty() && f.nri_requires_us)
+    v.notes.push_back("containerd requires gpu-numa-nri for every container (" + f.nri_validator_file +
+                      ": default_validator required_plugins): while it is not registered, every container on the "
+                      "node fails to create, not only GPU ones (fail-closed; docs/nri.md)");
   if (!f.nri_hook_problem.empty()) v.not_protected.push_back(f.nri_hook_problem);
   // Twice is still protected: a note, not a reason the node is unprotected.
   for (const std::string& line : double_registrations(f)) v.notes.push_back(line);

@@ -47,6 +47,11 @@ struct StatusFacts {
   std::string nri_runtime;  // NRI's name and version of the runtime it is connected to ("cri-o 1.31.0"), "" = unknown
   std::string nri_problem;
   std::string nri_hook_problem;      // the hook the plugin injects is missing ("" = there, or no plugin)
+  // containerd's NRI default validator (2.2 and later), from its config files: what NRI itself
+  // would refuse. Only judged where the plugin runs (nri not empty).
+  bool nri_validator_rejects_hooks = false;
+  bool nri_requires_us = false;           // required_plugins names our plugin: fail-closed
+  std::string nri_validator_file;
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)
   std::vector<std::string> config_warnings;  // keys the hook ignores or leaves at their default

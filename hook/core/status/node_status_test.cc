@@ -184,3 +184,41 @@ TEST_CASE("status: a connected NRI plugin whose hook is missing leaves the node 
   CHECK(j["nri"]["connected"] == true);
   CHECK(j["nri"]["hook_problem"] == f.nri_hook_problem);
 }
+
+TEST_CASE("status: an NRI plugin the runtime keeps dropping is not protecting, whatever the file's instant says") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  f.nri = "connected to containerd 2.1.9, not counted as protecting (see below) (40 registrations, 40 drops since it started)";
+  f.nri_connected = false;
+  f.nri_problem = "NRI plugin keeps being dropped: the runtime ended its connection 40 times in the last 10 min";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  CHECK(std::string(v.word()) == "not protected");
+  REQUIRE(v.not_protected.size() == 2);  // and no engine runs the hook otherwise
+  CHECK(v.not_protected[0] ==
+        "NRI plugin keeps being dropped: the runtime ended its connection 40 times in the last 10 min: GPU pods start "
+        "without the hook (gpu-numa-nri's log; docs/nri.md)");
+}
+
+TEST_CASE("status: what containerd's NRI validator would refuse, where the plugin runs") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  f.nri = "connected to containerd 2.2.0";
+  f.nri_connected = true;
+  f.nri_validator_rejects_hooks = true;
+  f.nri_requires_us = true;
+  f.nri_validator_file = "/etc/containerd/config.toml";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  REQUIRE(v.not_protected.size() == 1);
+  CHECK(v.not_protected[0] ==
+        "containerd's NRI default validator rejects OCI hook adjustments (/etc/containerd/config.toml: default_validator "
+        "enable = true, reject_oci_hook_adjustment = true): every GPU container gpu-numa-nri adds the hook to fails to "
+        "create (set reject_oci_hook_adjustment = false, or use the runtime shim; docs/nri.md)");
+  REQUIRE(v.notes.size() >= 1);
+  CHECK(v.notes.back().starts_with("containerd requires gpu-numa-nri for every container (/etc/containerd/config.toml"));
+  // A node without the plugin: the validator's settings are not ours to judge.
+  StatusFacts g = protected_node();
+  g.nri_validator_rejects_hooks = true;
+  CHECK(judge_status(g).exit_code() == 0);
+}

@@ -65,7 +65,11 @@ NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path)
   c.problem = nri_not_connected(state, live);
   c.hook_problem = nri_hook_missing(state);
   c.connected = !c.problem;
-  if (c.connected) c.runtime = state->runtime;
+  c.connected_now = state->connected && live.now - state->heartbeat <= kNriStaleSeconds &&
+                    !(live.same_pid_namespace && !live.pid_alive);
+  if (c.connected || c.connected_now) c.runtime = state->runtime;
+  c.connects = state->connects;
+  c.drops = state->drops;
   return c;
 }
 

@@ -11,8 +11,10 @@ namespace gnh {
 
 struct NriPluginCheck {
   bool applicable = false;            // this node runs the NRI plugin (its state file exists)
-  bool connected = false;
+  bool connected = false;             // registered and serving: counts as protecting
+  bool connected_now = false;         // the file says connected, protecting or not (dropped recently)
   std::string runtime;                // "containerd 2.1.9" when connected
+  unsigned long long connects = 0, drops = 0;  // over the plugin's life
   std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
   std::optional<std::string> hook_problem;  // "NRI plugin injects no hook: ..." (nri_hook_missing)
 };

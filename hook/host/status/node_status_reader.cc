@@ -23,6 +23,7 @@
 #include "host/install/engine_files.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "install/containerd_config.h"
+#include "install/nri_config.h"
 #include "status/registration.h"
 
 namespace gnh {
@@ -156,13 +157,43 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
              nvidia_legacy_registration, config, false);
 }
 
+// containerd's NRI default validator: the main file, then its conf.d/*.toml drop-ins in name order
+// (the usual imports = ["conf.d/*.toml"]; imports elsewhere are not followed). A file that does
+// not parse is skipped here: the engines' part of status reports it.
+void read_nri_validator(const HostFs& fs, const std::string& ctd_main, StatusFacts* f) {
+  std::vector<std::string> files{ctd_main};
+  if (auto names = fs.list_dir(dir_of(ctd_main) + "/conf.d")) {
+    std::sort(names->begin(), names->end());
+    for (const std::string& n : *names)
+      if (n.ends_with(".toml")) files.push_back(dir_of(ctd_main) + "/conf.d/" + n);
+  }
+  NriValidatorSettings v;
+  for (const std::string& file : files) {
+    auto text = fs.read(file, 4 * 1024 * 1024);
+    if (!text) continue;
+    try {
+      read_containerd_nri_validator(*text, fs.resolve(file), &v);
+    } catch (const std::exception&) {
+    }
+  }
+  if (!v.enable) return;
+  f->nri_validator_rejects_hooks = v.reject_oci_hook_adjustment;
+  for (const std::string& p : v.required_plugins)
+    if (p == "gpu-numa" || p == kNriPreregisteredName) f->nri_requires_us = true;
+  f->nri_validator_file = v.file;
+}
+
 // The NRI plugin as check sees it: its state file and heartbeat.
 void read_nri_plugin(const HostFs& fs, StatusFacts* f) {
   NriPluginCheck c = check_nri_plugin(fs, kNriStatePath);
   if (!c.applicable) return;
   f->nri_connected = c.connected;
-  if (c.connected) f->nri_runtime = c.runtime;
-  f->nri = c.connected ? "connected to " + (c.runtime.empty() ? std::string("the runtime") : c.runtime) : "not connected";
+  // The plugin injects the hook whenever it is registered now, counted as protecting or not.
+  if (c.connected || c.connected_now) f->nri_runtime = c.runtime;
+  const std::string to = "connected to " + (c.runtime.empty() ? std::string("the runtime") : c.runtime);
+  f->nri = c.connected ? to : c.connected_now ? to + ", not counted as protecting (see below)" : "not connected";
+  if (c.connects + c.drops > 0)
+    f->nri += " (" + std::to_string(c.connects) + " registrations, " + std::to_string(c.drops) + " drops since it started)";
   if (c.problem) f->nri_problem = *c.problem;
   if (c.hook_problem) f->nri_hook_problem = *c.hook_problem;
 }
@@ -262,6 +293,7 @@ StatusFacts read_node_status(const HostFs& fs, const std::optional<std::string>&
   read_engines(fs, config_path, config, &f, &state_errors);
   for (const auto& e : state_errors) f.engines.push_back({"install-state.json", "", "install-state.json", false, false, e, {}});
   read_nri_plugin(fs, &f);
+  read_nri_validator(fs, "/etc/containerd/config.toml", &f);
   read_gpus_and_cgroups(fs, config, &f);
   f.log_path = config.log.file.empty() ? "" : fs.resolve(config.log.file);
   if (!f.log_path.empty()) {

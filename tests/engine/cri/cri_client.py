@@ -20,14 +20,17 @@ import cri_subset_pb2 as api  # noqa: E402
 import cri_subset_pb2_grpc as api_grpc  # noqa: E402
 
 
-def sandbox_config(name, uid, cgroup_parent, logdir):
+def sandbox_config(name, uid, cgroup_parent, logdir, annotation_bytes=0):
     # What kubelet sends for a hostNetwork pod: network, pid and ipc of the node's choosing
-    # (network NODE: no CNI), its cgroup parent, labels naming the pod.
+    # (network NODE: no CNI), its cgroup parent, labels naming the pod; optionally one annotation
+    # of annotation_bytes (a pod carrying a large config, as operators' pods do).
     ns = api.NamespaceOption(network=api.NODE, pid=api.CONTAINER, ipc=api.POD)
+    annotations = {"example.com/blob": "x" * annotation_bytes} if annotation_bytes else {}
     return api.PodSandboxConfig(
         metadata=api.PodSandboxMetadata(name=name, uid=uid, namespace="default", attempt=0),
         log_directory=logdir,
         labels={"io.kubernetes.pod.name": name, "io.kubernetes.pod.namespace": "default"},
+        annotations=annotations,
         linux=api.LinuxPodSandboxConfig(
             cgroup_parent=cgroup_parent,
             security_context=api.LinuxSandboxSecurityContext(namespace_options=ns)))
@@ -42,8 +45,9 @@ def main(argv):
             r = stub.Version(api.VersionRequest(version="v1"), timeout=t)
             print(r.runtime_name, r.runtime_version, r.runtime_api_version)
         elif call == "run-sandbox":
-            name, uid, handler, cgp, logdir = args
-            r = stub.RunPodSandbox(api.RunPodSandboxRequest(config=sandbox_config(name, uid, cgp, logdir),
+            name, uid, handler, cgp, logdir = args[:5]
+            size = int(args[5]) if len(args) > 5 else 0
+            r = stub.RunPodSandbox(api.RunPodSandboxRequest(config=sandbox_config(name, uid, cgp, logdir, size),
                                                             runtime_handler=handler), timeout=t)
             print(r.pod_sandbox_id)
         elif call == "create":
