@@ -4,7 +4,9 @@
 # overlay's three knobs applied, and every manifest validated by validate-manifests.mjs
 # (kubernetes-models' OpenAPI schema plus strict fields). Two broken copies (a misspelled field,
 # a wrong type) must be refused by the same validator, so a validator that accepts everything
-# fails this test. The tools come from fetch-k8s-tools.sh (cached; run-all.sh fetches them first).
+# fails this test. The example PrometheusRule (no schema in kubernetes-models: a CRD) is parsed and
+# its alerts checked against the metric names the program writes. The tools come from
+# fetch-k8s-tools.sh (cached; run-all.sh fetches them first).
 #   tests/k8s/check-manifests.sh [REPO_ROOT]
 set -euo pipefail
 repo=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -49,11 +51,35 @@ if not errs: print("PASS: the overlay sets namespace gpu-platform, the image and
 sys.exit(1 if errs else 0)
 PY
 
-# Every manifest against the schema: 3 + 3 + 1 + 1 + 1 objects.
-out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" "$modules" nri-daemonset.yaml "$tmp/overlay.yaml" \
-      daemonset.yaml runtimeclass.yaml gpu-pod.yaml) || fail "a manifest does not validate"
+# Every manifest against the schema: 3 + 3 + 1 + 1 + 1 objects, and the PrometheusRule (a CRD of
+# the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
+out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule "$modules" \
+      nri-daemonset.yaml "$tmp/overlay.yaml" daemonset.yaml runtimeclass.yaml gpu-pod.yaml \
+      monitoring/prometheusrule.yaml) || fail "a manifest does not validate"
 echo "$out"
-grep -qx '9 objects checked, 0 failed' <<<"$out" || fail "expected 9 objects checked, 0 failed"
+grep -qx '10 objects checked, 0 failed' <<<"$out" || fail "expected 10 objects checked, 0 failed"
+
+# The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc).
+python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" <<'PY' || bad=$((bad + 1))
+import re, sys, yaml
+rule = yaml.safe_load(open(sys.argv[1]))
+written = set(re.findall(r'"(gpu_numa_hook_[a-z_]+)"', open(sys.argv[2]).read()))
+errs = []
+rules = [r for g in rule["spec"]["groups"] for r in g["rules"]]
+for r in rules:
+    for key in ("alert", "expr", "for"):
+        if not isinstance(r.get(key), str) or not r[key]: errs.append(f"{r.get('alert')}: no {key}")
+    if r.get("labels", {}).get("severity") not in ("critical", "warning"): errs.append(f"{r.get('alert')}: severity")
+    if not re.fullmatch(r"[0-9]+[smh]", str(r.get("for", ""))): errs.append(f"{r.get('alert')}: for {r.get('for')}")
+    for m in re.findall(r"gpu_numa_hook_[a-z_]+", r.get("expr", "")):
+        if m not in written: errs.append(f"{r['alert']}: {m} is not a metric the program writes")
+exprs = {r.get("expr") for r in rules}
+for want in ("gpu_numa_hook_nri_plugin_connected == 0", "gpu_numa_hook_nri_hook_present == 0"):
+    if want not in exprs: errs.append(f"no alert on {want}")
+for e in errs: print("FAIL: prometheusrule.yaml:", e)
+if not errs: print(f"PASS: prometheusrule.yaml: {len(rules)} alerts, on metrics the program writes")
+sys.exit(1 if errs else 0)
+PY
 
 # Canaries: the same validator must refuse a misspelled field deep in a container and a wrong type.
 sed 's/readOnlyRootFilesystem:/readOnlyRootFilesytem:/' "$tmp/overlay.yaml" >"$tmp/misspelled.yaml"
