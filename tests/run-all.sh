@@ -29,6 +29,8 @@ packages+=(
   zsh fish
   # containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
+  # the Kubernetes manifests' schema check (tests/k8s: node runs kubernetes-models from npm)
+  nodejs
   # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
   # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
@@ -86,6 +88,9 @@ done
 # Go 1.24 (trixie) and containerd/nri's own source (sid) for the second NRI plugin of the NRI suite
 # (tests/nri/fetch-nri-go.sh, cached): fetched here, not inside that test's time limit.
 fetch_step "Go 1.24 and containerd/nri 0.8.0 source" bash tests/nri/fetch-nri-go.sh
+# trixie's kustomize and the npm packages kubernetes-models and js-yaml at tests/k8s's lock, for
+# the manifest test (tests/k8s/fetch-k8s-tools.sh, cached).
+fetch_step "kustomize and kubernetes-models" bash tests/k8s/fetch-k8s-tools.sh
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -18,11 +18,17 @@ assert rc["kind"] == "RuntimeClass" and rc["handler"] == "gpu-numa" and rc["meta
 pod = docs["gpu-pod.yaml"][0]
 assert pod["spec"]["runtimeClassName"] == "gpu-numa"
 # The NRI path: the plugin talks to the runtime's NRI socket; no RuntimeClass, no containerd edit.
-nri = docs["nri-daemonset.yaml"][0]
-assert nri["kind"] == "DaemonSet", nri["kind"]
+# nri/base rendered: its Namespace, ServiceAccount and DaemonSet.
+assert [d["kind"] for d in docs["nri-daemonset.yaml"]] == ["Namespace", "ServiceAccount", "DaemonSet"], \
+    [d["kind"] for d in docs["nri-daemonset.yaml"]]
+nri = docs["nri-daemonset.yaml"][2]
 nri_spec = nri["spec"]["template"]["spec"]
 assert any(v.get("hostPath", {}).get("path") == "/var/run/nri" for v in nri_spec["volumes"])
 assert [c["command"][0] for c in nri_spec["containers"]][0] == "/usr/bin/gpu-numa-nri"
+# One config: the plugin reads the host's, the file the hook reads, mounted read-only.
+plugin = nri_spec["containers"][0]
+assert plugin["command"][plugin["command"].index("--config") + 1] == "/etc/gpu-numa-hook/config.toml"
+assert {"name": "host-etc-gnh", "mountPath": "/etc/gpu-numa-hook", "readOnly": True} in plugin["volumeMounts"]
 for c in nri_spec.get("initContainers", []) + nri_spec["containers"]:
     sc = c["securityContext"]
     assert sc["allowPrivilegeEscalation"] is False and sc["capabilities"]["drop"] == ["ALL"], c["name"]

@@ -42,6 +42,10 @@ grep -qF 'org.opencontainers.image.version="${VERSION}"' examples/kubernetes/Con
 while IFS=: read -r file line tag; do
     same "$file:$line's image tag" "$tag"
 done < <(grep -rnoE 'gpu-numa-hook:[0-9][0-9A-Za-z.+-]*' examples README.md docs | sed 's/gpu-numa-hook://')
+# The kustomize overlays' image tag (images: newTag:), which no gpu-numa-hook:X names.
+while IFS=: read -r file line tag; do
+    same "$file:$line's newTag" "$tag"
+done < <(grep -rnE '^ *newTag: *"?[0-9]' examples docs | sed -E 's/: *newTag: *"?([^"]*)"?$/:\1/')
 [ "$seen" -ge 10 ] || { echo "FAIL: only $seen places compared; the checker lost some"; bad=$((bad + 1)); }
 if [ "$bad" -ne 0 ]; then echo "FAIL: $bad of $seen places disagree with version $want"; exit 1; fi
 echo "PASS: version $want in all $seen places (CMakeLists.txt, --version of the programs, CHANGELOG.md, cpack, the image's label and tags)"
