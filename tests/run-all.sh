@@ -52,6 +52,9 @@ missing=()
 for p in "${packages[@]}"; do
   grep -qx 'install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || missing+=("$p")
 done
+# npm: Debian 12's nodejs comes without it (the npm package), while a machine whose nodejs is
+# NodeSource's has npm inside and Debian's npm would conflict with it. Ask for it only when absent.
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "== installing: ${missing[*]}"
   # One index failing to download (seen: bookworm-security ppc64el, "Mirror sync in progress") must
