@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 # nri-daemonset.yaml is the base rendered, byte for byte.
 bash "$k8s/nri/render.sh" "$kustomize" "$tmp/nri-daemonset.yaml"
 cmp -s "$tmp/nri-daemonset.yaml" "$k8s/nri-daemonset.yaml" ||
-    fail "examples/kubernetes/nri-daemonset.yaml is not examples/kubernetes/nri/base rendered: run examples/kubernetes/nri/render.sh KUSTOMIZE ($(diff "$k8s/nri-daemonset.yaml" "$tmp/nri-daemonset.yaml" | head -n 3 | tr '\n' ' '))"
+    fail "examples/kubernetes/nri-daemonset.yaml is not examples/kubernetes/nri/base rendered: run examples/kubernetes/nri/render.sh KUSTOMIZE ($(diff "$k8s/nri-daemonset.yaml" "$tmp/nri-daemonset.yaml" | sed -n 1,3p | tr '\n' ' '))"
 "$kustomize" build "$k8s/nri/overlays/example" >"$tmp/overlay.yaml" || fail "kustomize build of the example overlay failed"
 
 # The overlay's knobs reach every object: namespace, image, node selector.
