@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpu-numa-nri: %s\n", e.what());
     return 2;
   }
-  gnh::EventLog event_log(cfg.log, gnh::HostFs("/"));
+  gnh::EventLog event_log(cfg.log, gnh::HostFs("/"), "gpu-numa-nri");
   // The heartbeat thread logs too (the hook's presence): the log's sinks are single-threaded.
   std::mutex log_m;
   auto log = [&](gnh::LogRecord r) {
@@ -193,7 +193,9 @@ int main(int argc, char** argv) {
     if (gnh::nri::BoundedCall::in_abandoned_job())
       r.msg = "not applied (finished after the runtime's deadline; the runtime was answered with no adjustment): " + r.msg;
     event_log.write(r);
-    std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
+    // stderr is what `kubectl logs` shows; a log that fell back to stderr already put the line there.
+    if (!event_log.fell_back())
+      std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
   };
   auto conn_log = [&](const char* level, const char* action, const std::string& msg) {
     gnh::LogRecord r;

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <utility>
+
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/sinks/syslog_sink.h>
@@ -26,7 +28,8 @@ spdlog::sink_ptr syslog_sink() {
 }
 }  // namespace
 
-EventLog::EventLog(const LogConfig& config, const HostFs& fs) : config_(config) {
+EventLog::EventLog(const LogConfig& config, const HostFs& fs, std::string program)
+    : config_(config), program_(std::move(program)) {
   if (config.level == "off") return;
   std::vector<spdlog::sink_ptr> sinks;
   std::string open_error;
@@ -65,7 +68,7 @@ void EventLog::fall_back(const std::string& what) {
   sinks.push_back(syslog_sink());
   logger_->set_pattern("%v");  // for the new sinks too: the record is the whole line
   // At error level, so a log kept at warn or error still shows it.
-  logger_->log(spdlog::level::err, "gpu-numa-hook[" + std::to_string(::getpid()) + "]: cannot write the log file " +
+  logger_->log(spdlog::level::err, program_ + "[" + std::to_string(::getpid()) + "]: cannot write the log file " +
                                        file + " (" + what + "): this and later records go to stderr and syslog");
 }
 

@@ -17,8 +17,9 @@ namespace gnh {
 
 class EventLog {
  public:
-  // Never fails: a log that cannot be opened must not block a container start.
-  EventLog(const LogConfig& config, const HostFs& fs);
+  // Never fails: a log that cannot be opened must not block a container start. `program` names
+  // the writer in the line that says the file failed ("gpu-numa-nri[pid]: cannot write ...").
+  EventLog(const LogConfig& config, const HostFs& fs, std::string program = "gpu-numa-hook");
   ~EventLog();
   // spdlog's error handler points back at this object.
   EventLog(const EventLog&) = delete;
@@ -34,6 +35,7 @@ class EventLog {
   void fall_back(const std::string& what);
 
   LogConfig config_;
+  std::string program_;
   std::string path_;
   std::shared_ptr<spdlog::logger> logger_;
   std::string write_error_;  // set by spdlog's error handler during a write
