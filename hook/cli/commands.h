@@ -50,7 +50,7 @@ struct InstallCommandOptions {
   bool uninstall = false;
   bool json = false;  // one object at the end instead of the lines (schema_version 1)
   std::optional<std::string> containerd_version;  // MAJOR.MINOR instead of `containerd --version`
-  // --runtime nri: also install the pre-registered plugin (<dir>/10-gpu-numa) running this binary.
+  // --runtime nri: also install the pre-registered plugin (<dir>/99-gpu-numa) running this binary.
   bool nri_pre_registered = false;
   std::string nri_plugin_dir = "/opt/nri/plugins";
   std::string nri_plugin_path = "/usr/bin/gpu-numa-nri";

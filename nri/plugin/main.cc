@@ -140,7 +140,7 @@ class StateFile {
 int main(int argc, char** argv) {
   std::string socket_path = "/var/run/nri/nri.sock";
   std::string name = "gpu-numa";
-  std::string idx = "10";
+  std::string idx = "99";  // last: after any resource manager that sets cpu.mems (docs/nri.md)
   std::string config_path;
   std::string state_path = gnh::kNriStatePath;
   gnh::nri::HookSettings hook;

@@ -144,7 +144,7 @@ start_plugin() {
 }
 start_plugin
 # 1. the plugin registers and containerd configures it
-if wait_for "$LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 10-gpu-numa with containerd"; then
+if wait_for "$LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 99-gpu-numa with containerd"; then
     pass "gpu-numa-nri registered and was configured: $(grep 'action=connected' "$LOG" | tail -1 | sed 's/.*msg=//')"
 else fail "plugin connects" "log: $(one_line <"$LOG") plugin: $(one_line <"$TMP/plugin.log") containerd: $(grep -i nri "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
 STATE=/run/gpu-numa-hook/nri-state.json
@@ -322,14 +322,14 @@ else fail "plugin with a missing hook connects and says so" "log: $(grep -E 'nri
 stop_pidfile "$TMP/plugin.pid"
 
 # 10. another NRI plugin owns cpu.mems (a resource manager: mems-owner, on containerd/nri's own
-# pkg/stub, sets mems 1 on every create and update, at index 05, before ours at 10). Ours claims
+# pkg/stub, sets mems 1 on every create and update, at index 90, before ours at 99, the default). Ours claims
 # no mems at create (the hook checks the final mems at runc time) and marks its update
 # ignore_failure: no create and no update fails; the GPU container keeps its GPU node (0) where
 # ours can keep it, and our log says when the other plugin's value stood.
 if [ -x "$TMP/bin/mems-owner" ]; then
     n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
     start_plugin
-    "$TMP/bin/mems-owner" -socket "$NRI_SOCK" -idx 05 -mems 1 >"$TMP/mems-owner.log" 2>&1 &
+    "$TMP/bin/mems-owner" -socket "$NRI_SOCK" -idx 90 -mems 1 >"$TMP/mems-owner.log" 2>&1 &
     echo $! >"$TMP/mems-owner.pid"
     if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) && wait_for "$TMP/mems-owner.log" "^mems-owner: synchronized"; then
         C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" with-owner "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
@@ -357,32 +357,32 @@ if [ -x "$TMP/bin/mems-owner" ]; then
     stop_pidfile "$TMP/plugin.pid"
 else fail "coexistence with a second NRI plugin" "tests/nri/mems-owner was not built (see the build failure above)"; fi
 
-# 9. pre-registered mode: install puts 10-gpu-numa in containerd's plugin directory; containerd
+# 9. pre-registered mode: install puts 99-gpu-numa in containerd's plugin directory; containerd
 # starts it at its own start with the connection on an fd; it registers and injects the hook
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" \
       --nri-plugin-path "$PLUGIN" --hook-path "$HOOK" 2>&1); RC=$?
 n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
 stop_pidfile "$TMP/containerd.pid"
 start_containerd
-if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/10-gpu-numa" ] && wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
-    grep -q "action=connecting .*connected on fd [0-9]* (pre-registered); registering as 10-gpu-numa" "$LOG"; then
+if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/99-gpu-numa" ] && wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
+    grep -q "action=connecting .*connected on fd [0-9]* (pre-registered); registering as 99-gpu-numa" "$LOG"; then
     for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
     C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
     OUT=$(cri start "$C4"); RC2=$?
     [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C4 stage=nri-create action=inject" "$LOG" &&
         grep -q "container=$C4 pod=default/gpu-pod name=pre-registered stage=createRuntime action=allow" "$LOG" &&
-        pass "pre-registered: containerd started $TMP/nri-plugins/10-gpu-numa itself (connection on an fd), the next GPU container got the hook" ||
+        pass "pre-registered: containerd started $TMP/nri-plugins/99-gpu-numa itself (connection on an fd), the next GPU container got the hook" ||
         fail "pre-registered GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C4" "$LOG" | one_line)"
 else fail "pre-registered plugin" "install rc $RC: $(echo "$OUT" | one_line) log: $(grep nri-connect "$LOG" | tail -2 | one_line) containerd: $(grep -i 'plugin' "$TMP/containerd.log" | grep -i nri | tail -3 | one_line)"; fi
 
 # 10. the pre-registered plugin loses its connection (containerd killed, so it cannot stop it): it
 # keeps protecting by dialing the NRI socket, registers as an external plugin once containerd is
-# back, and the next GPU container gets the hook from it. With 10-gpu-numa in place again, the next
+# back, and the next GPU container gets the hook from it. With 99-gpu-numa in place again, the next
 # containerd start launches a new instance, and the one dialing steps aside and exits.
 P2=$(jq -r .pid "$STATE" 2>/dev/null)
 echo "$P2" >"$TMP/plugin-fallback.pid"
 n_p2=$(grep -c "gpu-numa-nri\[$P2\] .*stage=nri-connect action=connected" "$LOG")
-mv "$TMP/nri-plugins/10-gpu-numa" "$TMP/10-gpu-numa.away"
+mv "$TMP/nri-plugins/99-gpu-numa" "$TMP/99-gpu-numa.away"
 kill -9 "$(cat "$TMP/containerd.pid")"
 if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*action=disconnected .*keeps protecting by dialing $NRI_SOCK as an external plugin"; then
     start_containerd
@@ -396,7 +396,7 @@ if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*action=disconnected .*keeps protecting
             fail "fallback GPU container" "rc $RC/$RC2 ($OUT) log: $(grep "container=$C8" "$LOG" | one_line)"
     else fail "fallback registration" "log: $(grep "gpu-numa-nri\[$P2\]" "$LOG" | grep nri-connect | tail -3 | one_line)"; fi
 else fail "fallback after drop" "pid $P2 alive: $(kill -0 "$P2" 2>&1 && echo yes); log: $(grep nri-connect "$LOG" | tail -3 | one_line)"; fi
-mv "$TMP/10-gpu-numa.away" "$TMP/nri-plugins/10-gpu-numa"
+mv "$TMP/99-gpu-numa.away" "$TMP/nri-plugins/99-gpu-numa"
 kill -9 "$(cat "$TMP/containerd.pid")"
 start_containerd
 for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
@@ -413,13 +413,13 @@ else fail "step aside" "log: $(grep "gpu-numa-nri\[$P2\]" "$LOG" | tail -3 | one
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" --uninstall 2>&1); RC=$?
 if [ "$SUITE" = trixie ]; then
     [ "$RC" = 0 ] && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] && [ ! -e "$CTD/conf.d/99-zz-gpu-numa-nri.toml" ] &&
-        [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] && [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] &&
-        pass "install --runtime nri --nri-pre-registered --uninstall (1.7): drop-in, import and 10-gpu-numa gone, config.toml as before, NRI off again" ||
+        [ ! -e "$TMP/nri-plugins/99-gpu-numa" ] && [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] &&
+        pass "install --runtime nri --nri-pre-registered --uninstall (1.7): drop-in, import and 99-gpu-numa gone, config.toml as before, NRI off again" ||
         fail "uninstall (1.7)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)"
 else
-    [ "$RC" = 0 ] && echo "$OUT" | grep -q "^removed: $TMP/nri-plugins/10-gpu-numa" && [ ! -e "$TMP/nri-plugins/10-gpu-numa" ] &&
+    [ "$RC" = 0 ] && echo "$OUT" | grep -q "^removed: $TMP/nri-plugins/99-gpu-numa" && [ ! -e "$TMP/nri-plugins/99-gpu-numa" ] &&
         [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
-        pass "install --runtime nri --nri-pre-registered --uninstall (2.1): 10-gpu-numa removed, containerd's config untouched" ||
+        pass "install --runtime nri --nri-pre-registered --uninstall (2.1): 99-gpu-numa removed, containerd's config untouched" ||
         fail "uninstall (2.1)" "rc $RC: $(echo "$OUT" | one_line)"
 fi
 

@@ -13,7 +13,7 @@ namespace gnh {
 constexpr const char* kContainerdNriPlugin = "io.containerd.nri.v1.nri";
 constexpr const char* kContainerdNriDropin = "conf.d/99-zz-gpu-numa-nri.toml";  // beside the main file
 constexpr const char* kCrioNriDropin = "99-gpu-numa-nri.conf";                  // in crio.conf.d
-constexpr const char* kNriPreregisteredName = "10-gpu-numa";                    // in /opt/nri/plugins
+constexpr const char* kNriPreregisteredName = "99-gpu-numa";                    // in /opt/nri/plugins
 
 // Whether NRI is on with this main file alone for a containerd of `major` release (1 or 2; 0 when
 // unknown counts as 1, the cautious answer). Failure when the text is not TOML.
