@@ -24,6 +24,7 @@
 #include "check/nri_plugin_state.h"
 #include "host/fs/atomic_file.h"
 #include "host/fs/host_fs.h"
+#include "host/check/nri_state_reader.h"
 #include "host/config/config_loader.h"
 #include "host/log/event_log.h"
 #include "plugin/bounded_call.h"
@@ -135,6 +136,21 @@ class StateFile {
   std::mutex m_;
 };
 
+// --ready, the DaemonSet's readiness probe (an exec in the plugin's container, its pid namespace):
+// ready means registered, serving, and injecting a hook that is there. One line either way.
+int report_readiness(const std::string& state_path) {
+  gnh::NriPluginCheck c = gnh::check_nri_plugin(gnh::HostFs("/"), state_path);
+  if (c.connected && !c.hook_problem) {
+    std::printf("gpu-numa-nri: ready: registered with %s and injecting the hook\n", c.runtime.c_str());
+    return 0;
+  }
+  std::printf("gpu-numa-nri: not ready: %s\n",
+              c.problem ? c.problem->c_str()
+              : c.hook_problem ? c.hook_problem->c_str()
+                               : ("no state file " + state_path + ": the plugin has not started").c_str());
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,11 +173,14 @@ int main(int argc, char** argv) {
   app.add_option("--state-file", state_path, "where the connection state is written for `check`");
   bool version = false;
   app.add_flag("--version", version, "print the version");
+  bool ready = false;
+  app.add_flag("--ready", ready, "exit 0 when the running plugin is registered and its hook usable (a readiness probe)");
   CLI11_PARSE(app, argc, argv);
   if (version) {
     std::printf("gpu-numa-nri %s\n", GNH_VERSION);
     return 0;
   }
+  if (ready) return report_readiness(state_path);
   if (!hook_config.empty()) hook.extra_args = {"--config", hook_config};
   // Pre-registered: the runtime started us with the connection on an fd and our name and index.
   int preset_fd = -1;

@@ -1,0 +1,254 @@
+#!/bin/bash
+# The NRI DaemonSet as kubelet runs it, on the REAL containerd 2.1 (sid) or 1.7 (trixie): the image
+# built offline by examples/kubernetes/build-image.sh and imported, the pod spec that `kustomize
+# build examples/kubernetes/nri/base` prints run through CRI by tests/k8s/kubelet_pod.py (hostPath
+# volumes, security contexts, init container then containers, a pod network from CNI's bridge
+# plugin), then: a GPU pod gets the hook; the readiness probe; the metrics; the pod deleted (status
+# and the metric say unprotected at once); a new image rolled out (the window without protection
+# measured); removal. No kubelet and no API server: what they add to the window is not measured here.
+# containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
+# node's paths the DaemonSet uses (/run/nri, /opt/gpu-numa-hook, /etc/gpu-numa-hook, /var/log,
+# /run/gpu-numa-hook, node_exporter's textfile directory) are private tmpfs or overlay there.
+# Usage: tests/k8s/run-daemonset-test.sh HOOK RUNTIME PLUGIN SUITE   SUITE: sid | trixie
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+ENGINE_DIR=$REPO/tests/engine
+. "$ENGINE_DIR/lib.sh"
+HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
+RUNTIME=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
+PLUGIN=$(abs "${3:-$REPO/build/gpu-numa-nri}")
+SUITE=${4:-sid}
+PY=/usr/bin/python3
+TALLY_NAME="k8s daemonset ($SUITE)"
+BRIDGE=gnhbr${RUNID: -6}
+cleanup() {
+    engine_cleanup "gnh-ds-$RUNID"
+    ip link del "$BRIDGE" 2>/dev/null
+}
+NODE_DIRS="/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri /run/nri /opt/gpu-numa-hook /var/lib/node_exporter /var/lib/cni /var/log"
+if [ -z "${GNH_TMP:-}" ]; then
+    trap cleanup EXIT
+    need_tools runc jq unshare busybox buildah ip "$PY"
+    "$PY" -c 'import grpc, grpc_tools, yaml' 2>/dev/null ||
+        { skip "all cases" "python3-grpcio / python3-grpc-tools / python3-yaml missing (tests/run-all.sh installs them)"; finish; }
+    [ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] ||
+        { skip "all cases" "CNI plugins missing in /usr/lib/cni (containernetworking-plugins, a dependency of podman)"; finish; }
+    for b in "$HOOK" "$RUNTIME" "$PLUGIN"; do [ -x "$b" ] || { fail "binaries" "$b missing"; finish; }; done
+    CTD_ROOT=$("$REPO/tests/nri/fetch-containerd.sh" "$SUITE") || { fail "fetch containerd from $SUITE" "see above"; finish; }
+    echo "$CTD_ROOT" >"$TMP/ctd-root"
+    TOOLS=$("$SCRIPT_DIR/fetch-k8s-tools.sh") || { fail "fetch kustomize" "see above"; finish; }
+    KUSTOMIZE=$(sed -n "1s/ .*//p" <<<"$TOOLS")
+    # The manifests exactly as `kubectl apply -k examples/kubernetes/nri/base` would send them.
+    "$KUSTOMIZE" build "$REPO/examples/kubernetes/nri/base" >"$TMP/ds-1.yaml" ||
+        { fail "kustomize build" "examples/kubernetes/nri/base"; finish; }
+    # The image, by the documented command; storage of this run only (never the host's).
+    printf '[storage]\ndriver = "vfs"\nrunroot = "%s/img/run"\ngraphroot = "%s/img/root"\n' "$TMP" "$TMP" >"$TMP/storage.conf"
+    BIN=$TMP/bin-1 && mkdir -p "$BIN" && cp "$HOOK" "$RUNTIME" "$PLUGIN" "$BIN/" && strip -o "$TMP/hook.stripped" "$HOOK"
+    TAG=$(sed -n 's/^ *image: *\(gpu-numa-hook:.*\)$/\1/p' "$TMP/ds-1.yaml" | sort -u)
+    OUT=$(CONTAINERS_STORAGE_CONF=$TMP/storage.conf sh "$REPO/examples/kubernetes/build-image.sh" --binaries "$BIN" --save "$TMP/img-1.tar" 2>&1) &&
+        [ "$OUT" = "$TAG ($(dpkg --print-architecture | sed 's/ppc64el/ppc64le/')) saved as $TMP/img-1.tar" ] &&
+        pass "examples/kubernetes/build-image.sh built and tagged the image the manifests name, offline: $OUT" ||
+        { fail "build-image.sh" "manifests name '$TAG'; got: $(echo "$OUT" | one_line)"; finish; }
+    # A second image for the rollout: the same programs, another tag, as a new release would be.
+    TAG2=${TAG}-next
+    OUT=$(CONTAINERS_STORAGE_CONF=$TMP/storage.conf sh "$REPO/examples/kubernetes/build-image.sh" --binaries "$BIN" --tag "$TAG2" --save "$TMP/img-2.tar" 2>&1) ||
+        { fail "build-image.sh --tag" "$(echo "$OUT" | one_line)"; finish; }
+    sed "s|image: $TAG\$|image: $TAG2|" "$TMP/ds-1.yaml" >"$TMP/ds-2.yaml"
+    echo "$TAG $TAG2" >"$TMP/tags"
+    make_rootfs
+    make_driver online0 0 online
+    mkdir -p "$TMP/bin" "$TMP/rec"
+    make_runc_recorder "$TMP/bin/runc-rec" "$TMP/rec"
+    write_config ds
+    rerun_in_ns ds "$NODE_DIRS" "$SCRIPT_DIR/run-daemonset-test.sh" "$HOOK" "$RUNTIME" "$PLUGIN" "$SUITE"
+fi
+# shellcheck disable=SC2086
+tmpfs_over gnh-ds $NODE_DIRS
+
+# ---------------------------------------------------------------- inside the namespace: the node
+CTD_ROOT=$(cat "$TMP/ctd-root")
+read -r TAG TAG2 <"$TMP/tags"
+for b in containerd containerd-shim-runc-v2 ctr; do
+    [ -e "/usr/bin/$b" ] && mount --bind "$CTD_ROOT/usr/bin/$b" "/usr/bin/$b"
+done
+export PATH="$CTD_ROOT/usr/bin:$PATH"
+# A node the DaemonSet has never run on: no hook, no config of ours.
+rm -rf /etc/gpu-numa-hook
+CTD=$TMP/ctd
+SOCK=$CTD/containerd.sock
+CGP=/gnh-ds-$RUNID
+CPUSET=$(cpuset_mount)
+NODE_LOG=/var/log/gpu-numa-hook.log
+STATE=/run/gpu-numa-hook/nri-state.json
+PROM=/var/lib/node_exporter/textfile_collector/gpu_numa_hook.prom
+PODLOGS=/var/log/pods
+mkdir -p "$CTD" "$TMP/dev" "$TMP/cni/conf" "$TMP/gen" "$PODLOGS"
+mknod "$TMP/dev/nvidia0" c 195 0
+cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
+kubelet() { "$PY" "$SCRIPT_DIR/kubelet_pod.py" "$TMP/gen" "$SOCK" "$@"; }
+wait_for() { # FILE PATTERN [COUNT]: until FILE has COUNT lines matching PATTERN, 60 s at most
+    local i
+    for i in $(seq 1 600); do
+        [ "$(grep -c -E -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+config_of() { # the config.json runc was handed for container ID
+    local a
+    for a in "$TMP"/rec/*.argv; do
+        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
+    done
+}
+"$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
+    { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
+
+# The pod network: CNI's bridge on a documentation subnet, no gateway, no NAT (deleted at the end).
+cat >"$TMP/cni/conf/10-gnh.conflist" <<JSON
+{"cniVersion": "1.0.0", "name": "gnh-test", "plugins": [
+  {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "192.0.2.0/24"}]], "dataDir": "$TMP/cni/ipam"}}]}
+JSON
+IMG=docker.io/gnh/busybox:ds-$RUNID
+VERSION=$(containerd --version)
+{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$IMG"
+  disable_apparmor = true
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$TMP/cni/conf"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "native"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "$TMP/bin/runc-rec"
+TOML
+# containerd 1.7 ships NRI off (gpu-numa-hook install --runtime nri turns it on; tests/nri proves
+# that); 2.1 has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
+[ "$SUITE" = trixie ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"
+
+start_containerd
+VER=""
+for i in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && break; sleep 0.2; done
+case "$VER" in
+    containerd\ *\ v1) pass "real $VERSION: CRI answers ($VER), NRI socket $(ls /var/run/nri/nri.sock 2>&1)" ;;
+    *) fail "CRI server up ($VERSION)" "Version: '$VER'; containerd log: $(grep -i -E 'error|fatal' "$TMP/containerd.log" | tail -3 | one_line)"; finish ;;
+esac
+import_image() {
+    ctr -a "$SOCK" -n k8s.io images import --local --snapshotter native "$1" 2>&1 ||
+        ctr -a "$SOCK" -n k8s.io images import --snapshotter native "$1" 2>&1
+}
+"$PY" "$ENGINE_DIR/cri/make_image.py" "$TMP/busybox.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
+    OUT=$(import_image "$TMP/busybox.tar") && OUT2=$(import_image "$TMP/img-1.tar") && OUT3=$(import_image "$TMP/img-2.tar") ||
+    { fail "image import" "$(echo "$OUT $OUT2 $OUT3" | one_line)"; finish; }
+LISTED=$(ctr -a "$SOCK" -n k8s.io images ls -q 2>&1)
+grep -qx "docker.io/library/$TAG" <<<"$LISTED" && grep -qx "docker.io/library/$TAG2" <<<"$LISTED" &&
+    pass "ctr -n k8s.io images import: docker.io/library/$TAG (the name CRI resolves $TAG to) and $TAG2" ||
+    { fail "images imported" "$(echo "$LISTED" | one_line)"; finish; }
+
+# ---------------------------------------------------------------- 1. the DaemonSet's pod on a fresh node
+# run_pod N MANIFESTS: the pod (uid ds-N), its ids in $TMP/pod-N ("name id" lines)
+run_pod() {
+    local uid=ds-$1-$RUNID
+    kubelet run "$2" "gpu-numa-nri-$1" "$uid" "$CGP/pod$uid" "$PODLOGS/gpu-numa-hook_gpu-numa-nri-$1_$uid" >"$TMP/pod-$1" 2>&1
+}
+elapsed() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { printf "%.*f", d, b - a }'; }
+id_of() { awk -v n="$2" '$1 == n {print $2}' "$TMP/pod-$1"; }
+delete_pod() { # N GRACE
+    # shellcheck disable=SC2046
+    kubelet delete "$(id_of "$1" sandbox)" "$2" $(awk '$1 != "sandbox" && $1 != "install-hook" {print $2}' "$TMP/pod-$1")
+}
+T0=$(date +%s.%N)
+run_pod 1 "$TMP/ds-1.yaml"; RC=$?
+T1=$(date +%s.%N)
+INIT=$(id_of 1 install-hook) PLUGIN_C=$(id_of 1 nri-plugin) CHECK_C=$(id_of 1 check)
+if [ "$RC" = 0 ] && [ -n "$INIT" ] && [ -n "$PLUGIN_C" ] && [ -n "$CHECK_C" ] &&
+    [ "$(kubelet state "$INIT")" = "CONTAINER_EXITED 0" ] &&
+    cmp -s /opt/gpu-numa-hook/bin/gpu-numa-hook "$TMP/hook.stripped" && [ -x /opt/gpu-numa-hook/bin/gpu-numa-hook ] &&
+    cmp -s /etc/gpu-numa-hook/config.toml "$REPO/config/config.toml"; then
+    pass "kubelet's pod: the init container exited 0 after putting the image's hook at /opt/gpu-numa-hook/bin and the default config at /etc/gpu-numa-hook/config.toml; nri-plugin and check started ($(elapsed "$T0" "$T1" 1) s)"
+else fail "the DaemonSet's pod" "rc $RC: $(one_line <"$TMP/pod-1") init: $(kubelet state "$INIT" 2>&1) hook: $(ls -l /opt/gpu-numa-hook/bin 2>&1 | one_line) containerd: $(grep -i -E 'level=error' "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
+
+# What runc was handed for the plugin's container: the manifest's security context, as kubelet asks.
+CFG=$(config_of "$PLUGIN_C")
+SEC=$(jq -c '{netns: ([.linux.namespaces[] | select(.type == "network") | .path // "new"] | length), ro: .root.readonly, nnp: .process.noNewPrivileges, uid: .process.user.uid,
+             caps: ([.process.capabilities // {} | .[] | length] | add // 0), seccomp: (.linux.seccomp.defaultAction // "none"),
+             mounts: [.mounts[] | select(.destination | test("^/(etc/gpu-numa-hook|opt/gpu-numa-hook/bin|var/run/nri|run/gpu-numa-hook)$")) |
+                      "\(.destination):\(if (.options | index("ro")) then "ro" else "rw" end)"] | sort}' "$CFG" 2>&1)
+[ "$SEC" = '{"netns":1,"ro":true,"nnp":true,"uid":0,"caps":0,"seccomp":"SCMP_ACT_ERRNO","mounts":["/etc/gpu-numa-hook:ro","/opt/gpu-numa-hook/bin:ro","/run/gpu-numa-hook:rw","/var/run/nri:rw"]}' ] &&
+    pass "runc got the plugin's spec as kubelet asks it: the pod's network namespace (CNI bridge), read-only root, no_new_privs, uid 0 with no capability, RuntimeDefault seccomp, hook and config read-only: $SEC" ||
+    fail "plugin container's spec" "$SEC"
+
+# ---------------------------------------------------------------- 2. registered, logged, ready
+wait_for "$NODE_LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 99-gpu-numa with containerd" &&
+    wait_for "$PODLOGS"/gpu-numa-hook_gpu-numa-nri-1_*/nri-plugin/0.log "stage=nri-connect action=connected" &&
+    pass "the plugin registered; its line is in the node's log ($NODE_LOG) and in the container log kubectl logs reads: $(grep -h 'action=connected' "$PODLOGS"/gpu-numa-hook_gpu-numa-nri-1_*/nri-plugin/0.log | sed 's/.*msg=//' | one_line)" ||
+    { fail "plugin registers" "node log: $(one_line <"$NODE_LOG") pod log: $(cat "$PODLOGS"/*/nri-plugin/0.log 2>&1 | one_line)"; finish; }
+OUT=$(kubelet exec "$PLUGIN_C" 10 /usr/bin/gpu-numa-nri --ready); RC=$?
+[ "$RC" = 0 ] && [[ "$OUT" == "gpu-numa-nri: ready: registered with containerd "* ]] &&
+    pass "readiness probe (exec gpu-numa-nri --ready): exit 0, '$OUT'" || fail "readiness" "rc $RC: $OUT"
+# The metrics: the check container's own command, run now through CRI (kubectl exec) rather than
+# waiting for its next minute, then read as node_exporter reads the file.
+OUT=$(kubelet exec "$CHECK_C" 60 /usr/bin/gpu-numa-hook --host-root /host check --prometheus /textfile/gpu_numa_hook.prom 2>&1)
+grep -qx 'gpu_numa_hook_nri_plugin_connected 1' "$PROM" 2>/dev/null && grep -qx 'gpu_numa_hook_nri_hook_present 1' "$PROM" &&
+    pass "the check container's metrics: gpu_numa_hook_nri_plugin_connected 1, gpu_numa_hook_nri_hook_present 1 in $PROM" ||
+    fail "metrics" "check said: $(echo "$OUT" | one_line); file: $(grep nri "$PROM" 2>&1 | one_line)"
+OUT=$("$HOOK" status 2>&1); RC=$?
+[ "$RC" = 0 ] && grep -q "^ *nri: connected to containerd " <<<"$OUT" &&
+    pass "gpu-numa-hook status on the node: exit 0, $(grep -E '^gpu-numa-hook status|^ *nri:' <<<"$OUT" | one_line)" ||
+    fail "status protected" "rc $RC: $(echo "$OUT" | one_line)"
+
+# ---------------------------------------------------------------- 3. a GPU pod gets the hook
+gpu_pod() { # NAME: a GPU container (NVIDIA_VISIBLE_DEVICES and the device) in a pod of its own; prints its id
+    local sb
+    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
+    cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP/pod-$1" "$PODLOGS/default_$1" cuda "$IMG" 'exec sleep 600' \
+        --env NVIDIA_VISIBLE_DEVICES=0 --device "$TMP/dev/nvidia0:/dev/nvidia0"
+}
+C1=$(gpu_pod gpu-1); RC=$?
+OUT=$(cri start "$C1")
+CFG=$(config_of "$C1")
+[ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -r '.hooks.createRuntime[0].path' "$CFG" 2>/dev/null)" = /opt/gpu-numa-hook/bin/gpu-numa-hook ] &&
+    grep -q "gpu-numa-hook\[[0-9]*\] container=$C1 pod=default/gpu-1 name=cuda stage=createRuntime action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$NODE_LOG" &&
+    pass "GPU pod: the plugin injected the init container's hook, runc ran it on the node, the node's log has its decision (action=allow required=0)" ||
+    fail "GPU pod hooked" "rc $RC ($C1) start $OUT hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C1" "$NODE_LOG" | one_line)"
+
+# ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
+OLD_PID=$(jq -r .pid "$STATE")
+delete_pod 1 30 >/dev/null; RC=$?
+T_GONE=$(date +%s.%N)
+OUT=$("$HOOK" status 2>&1); SRC=$?
+[ "$RC" = 0 ] && [ "$SRC" = 1 ] && grep -q "NRI plugin not connected" <<<"$OUT" && [ ! -e "$PROM" ] &&
+    [ "$(jq -r .connected "$STATE")" = false ] &&
+    pass "old pod deleted (SIGTERM, grace 30 s): at once, status exits 1 ($(grep -o 'NRI plugin not connected[^;]*' <<<"$OUT" | head -1)) and the metrics file is gone" ||
+    fail "deleted pod" "delete rc $RC; status rc $SRC: $(echo "$OUT" | grep -i nri | one_line); prom: $(ls "$PROM" 2>&1); state: $(jq -c . "$STATE" 2>&1)"
+N_CONN=$(grep -c "stage=nri-connect action=connected" "$NODE_LOG")
+run_pod 2 "$TMP/ds-2.yaml"; RC=$?
+if [ "$RC" = 0 ] && wait_for "$NODE_LOG" "stage=nri-connect action=connected" $((N_CONN + 1)); then
+    T_BACK=$(date +%s.%N)
+    WINDOW=$(elapsed "$T_GONE" "$T_BACK" 2)
+    pass "rollout to $TAG2: the new pod registered ${WINDOW} s after the old one was gone (init container, plugin start, registration; kubelet's and the controller's own delays come on top)"
+    echo "MEASURED: rollout window without protection (CRI part) = ${WINDOW} s on $VERSION" >&2
+else fail "rollout" "rc $RC: $(one_line <"$TMP/pod-2") log: $(tail -3 "$NODE_LOG" | one_line)"; fi
+[ "$(jq -r .pid "$STATE")" != "$OLD_PID" ] || [ "$(jq -r .connects "$STATE")" -ge 1 ] ||
+    fail "state file after rollout" "$(jq -c . "$STATE")"
+C2=$(gpu_pod gpu-2); OUT=$(cri start "$C2")
+grep -q "container=$C2 pod=default/gpu-2 name=cuda stage=createRuntime action=allow" "$NODE_LOG" &&
+    pass "GPU pod after the rollout: hooked by the new plugin" || fail "GPU pod after rollout" "$(grep "container=$C2" "$NODE_LOG" | one_line)"
+
+# ---------------------------------------------------------------- 5. removal: nothing says protected
+delete_pod 2 30 >/dev/null; RC=$?
+OUT=$("$HOOK" status 2>&1); SRC=$?
+C3=$(gpu_pod gpu-3); cri start "$C3" >/dev/null
+CFG=$(config_of "$C3")
+[ "$RC" = 0 ] && [ "$SRC" = 1 ] && [ ! -e "$PROM" ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
+    pass "DaemonSet removed: status exits 1 (not protected), no metrics file remains, and a GPU pod now starts without the hook (NRI fails open, as documented)" ||
+    fail "removal" "delete rc $RC status rc $SRC prom $(ls "$PROM" 2>&1) hooks $(jq -c .hooks "$CFG" 2>&1)"
+finish
