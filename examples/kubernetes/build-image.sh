@@ -44,21 +44,21 @@ strip=strip
 [ $native = 1 ] || strip=$triplet-strip
 command -v "$strip" >/dev/null || { echo "build-image.sh: needs $strip (binutils for $triplet)" >&2; exit 2; }
 
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 for b in gpu-numa-hook gpu-numa-runtime gpu-numa-nri; do
   [ -x "$bin/$b" ] || { echo "build-image.sh: no $bin/$b (build it first: cmake --build $bin)" >&2; exit 2; }
-  "$strip" -o "$ctx/$b" "$bin/$b" # debug info stays in the build tree, not on every node
+  "$strip" -o "$work/$b" "$bin/$b" # debug info stays in the build tree, not on every node
 done
 # The image must hold programs of its own arch: a mix-up would only show on the node.
-for f in "$ctx/gpu-numa-hook" "$ctx/gpu-numa-runtime" "$ctx/gpu-numa-nri" "$busybox"; do
+for f in "$work/gpu-numa-hook" "$work/gpu-numa-runtime" "$work/gpu-numa-nri" "$busybox"; do
   m=$(od -An -tu2 -j18 -N2 "$f" | tr -d ' ')
   case $arch:$m in amd64:62 | arm64:183 | ppc64le:21) ;; *)
     echo "build-image.sh: $f is not an $arch program (ELF machine $m)" >&2; exit 2 ;;
   esac
 done
-cp "$busybox" "$ctx/busybox"
-cp "$repo/config/config.toml" "$repo/LICENSE" "$repo/NOTICE" "$ctx/"
+ctx=$work/context
+sh "$here/build-context.sh" "$ctx" "$work/gpu-numa-hook" "$work/gpu-numa-runtime" "$work/gpu-numa-nri" "$busybox"
 buildah build --quiet --network none --platform "linux/$arch" --build-arg "VERSION=$version" \
   -t "$tag" -f "$here/Containerfile" "$ctx" >/dev/null
 if [ -n "$save" ]; then
