@@ -29,8 +29,10 @@ packages+=(
   zsh fish
   # containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
-  # the Kubernetes manifests' schema check (tests/k8s: node runs kubernetes-models from npm)
-  nodejs
+  # the Kubernetes manifests' schema check (tests/k8s: node runs kubernetes-models from npm); the
+  # node image built offline (examples/kubernetes/build-image.sh) and the DaemonSet's pods on a CNI
+  # pod network (tests/k8s/run-daemonset-test.sh)
+  nodejs buildah containernetworking-plugins iproute2
   # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
   # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils

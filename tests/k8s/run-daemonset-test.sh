@@ -221,7 +221,6 @@ CFG=$(config_of "$C1")
     fail "GPU pod hooked" "rc $RC ($C1) start $OUT hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C1" "$NODE_LOG" | one_line)"
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
-OLD_PID=$(jq -r .pid "$STATE")
 delete_pod 1 30 >/dev/null; RC=$?
 T_GONE=$(date +%s.%N)
 OUT=$("$HOOK" status 2>&1); SRC=$?
@@ -237,8 +236,10 @@ if [ "$RC" = 0 ] && wait_for "$NODE_LOG" "stage=nri-connect action=connected" $(
     pass "rollout to $TAG2: the new pod registered ${WINDOW} s after the old one was gone (init container, plugin start, registration; kubelet's and the controller's own delays come on top)"
     echo "MEASURED: rollout window without protection (CRI part) = ${WINDOW} s on $VERSION" >&2
 else fail "rollout" "rc $RC: $(one_line <"$TMP/pod-2") log: $(tail -3 "$NODE_LOG" | one_line)"; fi
-[ "$(jq -r .pid "$STATE")" != "$OLD_PID" ] || [ "$(jq -r .connects "$STATE")" -ge 1 ] ||
-    fail "state file after rollout" "$(jq -c . "$STATE")"
+NEW_IMAGE=$(ctr -a "$SOCK" -n k8s.io containers info "$(id_of 2 nri-plugin)" 2>&1 | jq -r .Image 2>&1)
+[ "$NEW_IMAGE" = "docker.io/library/$TAG2" ] && [ "$(jq -r .connected "$STATE")" = true ] &&
+    pass "the new plugin runs the new image ($NEW_IMAGE) and owns the state file (connected)" ||
+    fail "after the rollout" "image '$NEW_IMAGE' state $(jq -c . "$STATE" 2>&1)"
 C2=$(gpu_pod gpu-2); OUT=$(cri start "$C2")
 grep -q "container=$C2 pod=default/gpu-2 name=cuda stage=createRuntime action=allow" "$NODE_LOG" &&
     pass "GPU pod after the rollout: hooked by the new plugin" || fail "GPU pod after rollout" "$(grep "container=$C2" "$NODE_LOG" | one_line)"
