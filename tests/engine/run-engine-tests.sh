@@ -223,7 +223,7 @@ sh "$K8S/build-context.sh" "$TMP/k8s-ctx" "$HOOK" "$SHIM" &&
     OUT=$($DOCKER build -q -t gnh-k8s:test -f "$K8S/Containerfile" "$TMP/k8s-ctx" 2>&1) &&
     pass "examples/kubernetes/Containerfile builds offline (FROM scratch)" || fail "docker build Containerfile" "$(echo "$OUT" | one_line)"
 H=$TMP/k8s-host
-mkdir -p "$H/usr/bin" "$H/etc/gpu-numa-hook" "$H/textfile"
+mkdir -p "$H/opt/gpu-numa-hook/bin" "$H/etc/gpu-numa-hook" "$H/textfile"
 # The host's containerd files as nvidia-ctk >= 1.18 / the GPU operator lay them out: the main file
 # imports an absolute conf.d glob, NVIDIA's drop-in holds the CRI table with nvidia the default.
 # They live in this namespace's /etc overlay (the host's /etc is untouched), so that the absolute
@@ -255,7 +255,7 @@ k8s_run_argv() { # [docker run args] -- ARGV...: ARGV in the image as the Daemon
     while [ "$1" != -- ]; do a+=("$1"); shift; done
     shift
     $DOCKER run --read-only --cap-drop ALL --security-opt no-new-privileges -u 0:0 --network none \
-        -v "$H/usr/bin:/host/usr/bin" -v "$H/etc/gpu-numa-hook:/host/etc/gpu-numa-hook" \
+        -v "$H/opt/gpu-numa-hook/bin:/host/opt/gpu-numa-hook/bin" -v "$H/etc/gpu-numa-hook:/host/etc/gpu-numa-hook" \
         -v "/etc/containerd:/host/etc/containerd" -v "$H/textfile:/textfile" \
         "${a[@]}" --entrypoint "$1" gnh-k8s:test "${@:2}" 2>&1
 }
@@ -268,8 +268,8 @@ k8s_run() { # NAME [docker run args]: the DaemonSet container NAME's command in 
     k8s_run_argv "$@" -- "${argv[@]}"
 }
 OUT=$(k8s_run install-files --rm); RC=$?
-[ "$RC" = 0 ] && cmp -s "$H/usr/bin/gpu-numa-hook" "$HOOK" && cmp -s "$H/usr/bin/gpu-numa-runtime" "$SHIM" && cmp -s "$H/etc/gpu-numa-hook/config.toml" "$REPO/config/config.toml" &&
-    pass "DaemonSet install-files: binaries and default config land on the host" || fail "DaemonSet install-files" "rc $RC $(echo "$OUT" | one_line)"
+[ "$RC" = 0 ] && cmp -s "$H/opt/gpu-numa-hook/bin/gpu-numa-hook" "$HOOK" && cmp -s "$H/opt/gpu-numa-hook/bin/gpu-numa-runtime" "$SHIM" && cmp -s "$H/etc/gpu-numa-hook/config.toml" "$REPO/config/config.toml" &&
+    pass "DaemonSet install-files: binaries land in the host's /opt/gpu-numa-hook/bin (not the package's /usr/bin), the default config in /etc/gpu-numa-hook" || fail "DaemonSet install-files" "rc $RC $(echo "$OUT" | one_line)"
 # Without --host-root the pod cannot see the host's /etc/containerd/conf.d: install must refuse and
 # change nothing (what the DaemonSet did before it passed --host-root: the host's file named as
 # --runtime-config /host/etc/containerd/config.toml, its absolute imports read in the pod).
@@ -283,7 +283,7 @@ OUT=$(k8s_run_argv --rm -- "${argv[@]}"); RC=$?
     fail "register-containerd without --host-root" "rc $RC $(echo "$OUT" | one_line)"
 OUT=$(k8s_run register-containerd --rm); RC=$?
 DUMP=$(containerd --config /etc/containerd/config.toml config dump 2>&1)
-[ "$RC" = 0 ] && echo "$DUMP" | grep -qE "BinaryName = $Q/usr/bin/gpu-numa-runtime$Q" &&
+[ "$RC" = 0 ] && echo "$DUMP" | grep -qE "BinaryName = $Q/opt/gpu-numa-hook/bin/gpu-numa-runtime$Q" &&
     echo "$DUMP" | grep -qE "default_runtime_name = ${Q}nvidia$Q" &&
     echo "$DUMP" | sed -n '/runtimes\.gpu-numa\.options\]/,/^ *\[/p' | grep -q 'SystemdCgroup = true' &&
     grep -q '^next = \["/usr/bin/nvidia-container-runtime"' "$H/etc/gpu-numa-hook/config.toml" &&
