@@ -24,6 +24,7 @@
 #include "check/nri_plugin_state.h"
 #include "host/fs/atomic_file.h"
 #include "host/fs/host_fs.h"
+#include "host/fs/liveness_lock.h"
 #include "host/check/nri_state_reader.h"
 #include "host/config/config_loader.h"
 #include "host/log/event_log.h"
@@ -246,6 +247,9 @@ int main(int argc, char** argv) {
   initial.hook_path = hook.path;
   StateFile state(state_path, initial);
   state.disconnected("starting");
+  // Held for our whole life: `status` on the node, in another pid namespace than a DaemonSet's
+  // plugin, tells a killed plugin from a live one by it at once, not after the heartbeat goes stale.
+  gnh::LivenessLock liveness(state_path + ".lock");
   // The hook's presence: probed at start, on every heartbeat and before each injection; each
   // change logged once (an error while it is missing: GPU containers start unprotected).
   bool first_probe = true;

@@ -79,6 +79,9 @@ std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>
   if (live.same_pid_namespace && !live.pid_alive)
     return head + "gpu-numa-nri (pid " + std::to_string(state->pid) + ") is gone; last state: " +
            (state->connected ? "connected to " + state->runtime : "disconnected");
+  if (live.lock_held == false)
+    return head + "gpu-numa-nri (pid " + std::to_string(state->pid) + ") is gone: no process holds its lock " +
+           kNriStatePath + ".lock; last state: " + (state->connected ? "connected to " + state->runtime : "disconnected");
   if (live.now - state->heartbeat > kNriStaleSeconds)
     return head + "gpu-numa-nri has not updated its state for " + std::to_string(live.now - state->heartbeat) +
            " s (it rewrites it every " + std::to_string(kNriHeartbeatSeconds) + " s): it is gone or stuck";

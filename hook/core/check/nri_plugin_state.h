@@ -64,6 +64,9 @@ struct NriPluginLiveness {
   bool same_pid_namespace = false;  // check runs in the plugin's pid namespace: pid_alive is meaningful
   bool pid_alive = false;
   long long now = 0;                // unix seconds
+  // Whether a process holds the plugin's liveness lock (kNriStatePath + ".lock"), from any pid
+  // namespace; nullopt when the plugin took none (an older one) or it cannot be read.
+  std::optional<bool> lock_held = std::nullopt;
 };
 
 // nullopt when registered and serving; else one line for check ("NRI plugin not connected: ..." or

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "check/nri_plugin_state.h"
+#include "host/fs/liveness_lock.h"
 #include "install/nri_config.h"
 
 namespace gnh {
@@ -62,11 +63,12 @@ NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path)
     c.problem = "NRI plugin not connected: " + fs.resolve(state_path) + " is not the plugin's state file";
     return c;
   }
+  live.lock_held = liveness_lock_held(fs, state_path + ".lock");
   c.problem = nri_not_connected(state, live);
   c.hook_problem = nri_hook_missing(state);
   c.connected = !c.problem;
   c.connected_now = state->connected && live.now - state->heartbeat <= kNriStaleSeconds &&
-                    !(live.same_pid_namespace && !live.pid_alive);
+                    !(live.same_pid_namespace && !live.pid_alive) && live.lock_held != false;
   if (c.connected || c.connected_now) c.runtime = state->runtime;
   c.connects = state->connects;
   c.drops = state->drops;
