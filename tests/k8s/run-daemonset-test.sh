@@ -244,6 +244,18 @@ C2=$(gpu_pod gpu-2); OUT=$(cri start "$C2")
 grep -q "container=$C2 pod=default/gpu-2 name=cuda stage=createRuntime action=allow" "$NODE_LOG" &&
     pass "GPU pod after the rollout: hooked by the new plugin" || fail "GPU pod after rollout" "$(grep "container=$C2" "$NODE_LOG" | one_line)"
 
+# ---------------------------------------------------------------- 4b. the plugin killed (SIGKILL: no grace, no last write)
+PLUGIN2_C=$(id_of 2 nri-plugin) CHECK2_C=$(id_of 2 check)
+OUT=$(cri stop "$PLUGIN2_C"); RC=$?   # StopContainer with timeout 0: SIGKILL at once
+ST=$(kubelet state "$PLUGIN2_C")
+STATUS=$("$HOOK" status 2>&1); SRC=$?
+kubelet exec "$CHECK2_C" 60 /usr/bin/gpu-numa-hook --host-root /host check --prometheus /textfile/gpu_numa_hook.prom >/dev/null 2>&1
+[ "$RC" = 0 ] && [ "$ST" = "CONTAINER_EXITED 137" ] && [ "$(jq -r .connected "$STATE")" = true ] && [ "$SRC" = 1 ] &&
+    grep -q "gpu-numa-nri (pid [0-9]*) is gone: no process holds its lock /run/gpu-numa-hook/nri-state.json.lock" <<<"$STATUS" &&
+    grep -qx 'gpu_numa_hook_nri_plugin_connected 0' "$PROM" &&
+    pass "plugin killed by SIGKILL (its state file still says connected): status, from the node's pid namespace, says not protected at once by its lock; the check container's metric says 0" ||
+    fail "plugin killed" "stop rc $RC state '$ST' file $(jq -c '{connected, pid}' "$STATE" 2>&1) status rc $SRC: $(grep -i nri <<<"$STATUS" | one_line) metric: $(grep connected "$PROM" 2>&1)"
+
 # ---------------------------------------------------------------- 5. removal: nothing says protected
 delete_pod 2 30 >/dev/null; RC=$?
 OUT=$("$HOOK" status 2>&1); SRC=$?
