@@ -10,41 +10,24 @@
 #   tests/k8s/fetch-k8s-tools.sh
 #
 # Prints two lines: the kustomize binary, and the node_modules directory. Environment:
-# K8S_TOOLS_DIR (default /var/cache/gpu-numa-hook-k8s). Every network step is retried: the mirror
-# sometimes drops an index mid-sync, the registry a connection.
+# K8S_TOOLS_DIR (default /var/cache/gpu-numa-hook-k8s). Every network step is retried
+# (tests/support/apt-fetch.sh): the mirror sometimes drops an index mid-sync, the registry a connection.
 set -euo pipefail
+support=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../support/apt-fetch.sh
+. "$support/apt-fetch.sh"  # retry, apt_suite, apt_download
 
 here=$(cd "$(dirname "$0")" && pwd)
 base=${K8S_TOOLS_DIR:-/var/cache/gpu-numa-hook-k8s}
-retry() {
-	local i
-	for i in 1 2 3 4 5; do
-		"$@" && return 0
-		echo "fetch-k8s-tools: '$*' failed (try $i of 5), retrying in $((i * 5)) s" >&2
-		sleep $((i * 5))
-	done
-	return 1
-}
 
 # kustomize from trixie
 kdir=$base/kustomize
 if [ ! -f "$kdir/complete" ]; then
-	uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-	[ -n "$uri" ] || uri=$(awk '$1=="deb" && $0 ~ /bookworm/ {for (i=2;i<=NF;i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null || true)
-	[ -n "$uri" ] || uri=http://deb.debian.org/debian
-	apt_dir=$base/apt-trixie
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	# [arch=amd64]: the build machine has arm64 and ppc64el as foreign architectures too.
-	echo "deb [arch=amd64] $uri trixie main" >"$apt_dir/sources.list"
-	apt_opts=(-o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Architecture=amd64
-		-o Dir::State::status=/dev/null)
-	retry apt-get -qq "${apt_opts[@]}" update >&2 || { echo "fetch-k8s-tools: apt-get update of trixie failed" >&2; exit 2; }
+	apt_suite "$base" trixie
 	rm -rf "$kdir"
 	mkdir -p "$kdir/debs" "$kdir/root"
 	cd "$kdir/debs"
-	retry bash -c 'apt-get -qq "$@" download kustomize 2>&1 | grep -v "unsandboxed" >&2; ls ./kustomize_*.deb >/dev/null 2>&1' \
-		_ "${apt_opts[@]}" || { echo "fetch-k8s-tools: apt-get download kustomize from trixie failed" >&2; exit 2; }
+	apt_download './kustomize_*.deb' kustomize || { echo "fetch-k8s-tools: apt-get download kustomize from trixie failed" >&2; exit 2; }
 	cd - >/dev/null
 	for d in "$kdir"/debs/*.deb; do dpkg-deb -x "$d" "$kdir/root"; done
 	# Debian's build says "(devel)" to `kustomize version`: keep the package's version instead.

@@ -1,0 +1,101 @@
+#include "cli/install/registrations.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "cli/install/file_writer.h"
+#include "cli/install/install_paths.h"
+#include "cli/install/install_record.h"
+#include "cli/install/install_report.h"
+#include "host/install/engine_files.h"
+#include "host/install/install_state.h"
+#include "install/config_edit.h"
+
+namespace gnh::install_cli {
+
+int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
+  const std::string& rt = o.runtime;
+  const std::string file = engine_file(o, rt);
+  const std::string root = g_root.dir;
+  InstallOptions io;
+  io.runtime_path = o.runtime_path;
+  io.hook_path = o.hook_path;
+  io.set_default = o.set_default;
+  io.uninstall = o.uninstall;
+  HostConfigReader reader;
+  std::unique_ptr<EngineConfig> engine;
+  if (rt == "docker") {
+    engine = docker_config(file, reader);
+  } else if (rt == "containerd") {
+    engine = containerd_config(file, reader, containerd_release_of(o), root);
+  } else {
+    engine = crio_config(file, reader);
+  }
+  const std::string ours = our_config(g);
+  InstallState state(ours);
+  const std::optional<InstallRecord> earlier = state.get(rt);
+  EngineEdit edit = o.uninstall ? engine->remove_runtime(io, earlier) : engine->add_runtime(io, earlier);
+  std::vector<std::string> lines = edit.notes;  // printed once nothing can fail any more
+
+  // Our config: chain to NVIDIA's runtime on install; the recorded next comes back on uninstall.
+  auto our_before = read_optional(ours);
+  std::string our_after = our_before.value_or("");
+  if (o.uninstall) {
+    if (earlier && earlier->previous_next) our_after = set_runtime_next(our_after, *earlier->previous_next);
+    state.forget(rt);
+  } else {
+    if (!edit.runtimes.nvidia_binary.empty()) {
+      const std::string nvidia = absolute_runtime(edit.runtimes.nvidia_binary, root.empty() ? "/" : root);
+      if (!our_before)
+        fail(ours + " does not exist: gpu-numa-runtime must run " + rt + "'s NVIDIA runtime (" + nvidia + ") next, "
+             "through [runtime] next there, or pods lose their GPUs; nothing was changed. Install our config (the "
+             "package's /etc/gpu-numa-hook/config.toml, or name it with --config) and run install again");
+      if (!edit.record.previous_next) edit.record.previous_next = runtime_next(our_after, ours);
+      our_after = set_runtime_next(our_after, {nvidia, "runc", "crun"});
+      lines.push_back("chain: " + rt + "'s runtime '" + nvidia + "' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in " +
+                      ours + ")");
+    }
+    if (!edit.runtimes.base_runtime.empty())
+      lines.push_back("base: the gpu-numa runtime is a copy of '" + edit.runtimes.base_runtime +
+                      "' (its options, SystemdCgroup included)");
+    InstallRecord r = edit.record;
+    r.config = g_root.host(r.config);
+    if (!r.dropin.empty()) r.dropin = g_root.host(r.dropin);
+    if (earlier) r.made_dirs = earlier->made_dirs;
+    state.put(rt, r);
+  }
+  if (!o.uninstall) save_state(state, o);
+  for (const std::string& l : lines) said_note(l);
+  bool changed = false;
+  if (o.uninstall && earlier)
+    for (const auto& [host_path, d] : earlier->wrote) g_exact[g_root.machine(host_path)] = d;
+  for (const FileChange& c : edit.changes) changed = apply(c.path, c.before, c.after, o, earlier.has_value(), c.ours, c.dropin) || changed;
+  g_exact.clear();
+  std::map<std::string, std::string> engine_wrote;
+  engine_wrote.swap(g_wrote);  // the engine's files only: our config is undone from its record
+  if (our_before && our_after != *our_before) changed = apply(ours, our_before, our_after, o, true) || changed;
+  else if (o.uninstall && our_before && !o.dry_run) drop_spent_backup(ours, *our_before);
+  if (o.uninstall) {
+    save_state(state, o);
+    remove_made_dirs(earlier, o);
+  } else if (!o.dry_run) {
+    InstallRecord r = *state.get(rt);
+    bool more = note_made_dirs(r);
+    for (const auto& [path, d] : engine_wrote) {
+      more = more || r.wrote[g_root.host(path)] != d;
+      r.wrote[g_root.host(path)] = d;
+    }
+    g_wrote.clear();
+    if (more) {
+      state.put(rt, r);
+      save_state(state, o);
+    }
+  }
+  return finish_install(o, changed, engine->restart_hint());
+}
+
+}  // namespace gnh::install_cli

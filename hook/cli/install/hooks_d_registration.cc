@@ -1,0 +1,36 @@
+#include "cli/install/registrations.h"
+
+#include <optional>
+#include <string>
+
+#include "cli/install/file_writer.h"
+#include "cli/install/install_paths.h"
+#include "cli/install/install_record.h"
+#include "cli/install/install_report.h"
+#include "install/config_edit.h"
+
+namespace gnh::install_cli {
+
+int install_hooks_d(const GlobalOptions& g, const InstallCommandOptions& o, const InstallOptions& io) {
+  const std::string dir = engine_file(o, o.runtime);
+  const std::string path = dir + "/gpu-numa-hook.json";
+  Recorded rec(g, o.runtime);
+  auto before = read_optional(path);
+  std::string after = hooks_d_file_text(io);
+  if (o.uninstall && before && *before != hooks_d_file_text(InstallOptions{io.runtime_path, io.hook_path}))
+    after = *before;
+  InstallRecord r;
+  r.config = g_root.host(dir);
+  rec.before_writing(o, r);
+  const bool changed = apply(path, before, after.empty() ? std::nullopt : std::optional<std::string>(after), o, false,
+                             !before || o.uninstall);
+  rec.after_writing(o);
+  const std::string host_dir = g_root.host(dir);
+  return finish_install(o, changed,
+                        o.runtime == "podman" ? "nothing to restart: podman reads hooks.d on every run (check that "
+                                                "containers.conf hooks_dir names " + host_dir + ")"
+                                              : "restart CRI-O to apply: systemctl restart crio (crio.conf hooks_dir must name " +
+                                                    host_dir + ")");
+}
+
+}  // namespace gnh::install_cli
