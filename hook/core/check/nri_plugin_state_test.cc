@@ -43,6 +43,14 @@ TEST_CASE("nri state: check's verdict") {
   CHECK(nri_not_connected(s, live)->find("has not updated its state for 31 s") != std::string::npos);
   live.now = 1010;
   CHECK_FALSE(nri_not_connected(s, live));
+  // another pid namespace, the heartbeat still fresh, but nobody holds the plugin's lock: killed
+  live.lock_held = false;
+  CHECK(*nri_not_connected(s, live) ==
+        "NRI plugin not connected: containerd starts GPU containers without the hook; gpu-numa-nri (pid 42) is gone: "
+        "no process holds its lock /run/gpu-numa-hook/nri-state.json.lock; last state: connected to containerd v2.1.9");
+  live.lock_held = true;
+  CHECK_FALSE(nri_not_connected(s, live));
+  live.lock_held = std::nullopt;
   s.connected = false;
   s.since = "T";
   s.last_error = "cannot connect to /var/run/nri/nri.sock: No such file or directory";
