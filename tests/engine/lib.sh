@@ -60,6 +60,52 @@ state = "$CTD/state"
   address = "$SOCK.ttrpc"
 TOML
 }
+# containerd_cri_config SANDBOX_IMAGE CNI_BIN_DIR CNI_CONF_DIR [RUNC_BINARY]: the CRI plugin's
+# table for a test containerd: our sandbox ("pause") image, images on the native snapshotter, runc
+# the default runtime with the cgroupfs driver (PID 1 here is not systemd), RUNC_BINARY in its
+# place when given (the recorder).
+containerd_cri_config() {
+    cat <<TOML
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$1"
+  disable_apparmor = true
+  # kubelet's sandboxes ask for oom_score_adj -998; lowering it needs CAP_SYS_RESOURCE, which this
+  # test's host may not give root: keep it at containerd's own value or above.
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$2"
+    conf_dir = "$3"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "native"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+TOML
+    [ -n "${4:-}" ] && printf '        BinaryName = "%s"\n' "$4"
+    return 0
+}
+# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching the ERE PATTERN (default 1),
+# polled every 0.1 s, 60 s at most: the test goes on as soon as the program has said it.
+wait_for() {
+    local i
+    for i in $(seq 1 600); do
+        [ "$(grep -c -E -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# config_of ID: the config.json the runc recorder (make_runc_recorder, into $TMP/rec) kept for
+# container ID.
+config_of() {
+    local a
+    for a in "$TMP"/rec/*.argv; do
+        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
+    done
+}
 # start_containerd: that containerd in the background, its pid in $TMP/containerd.pid (engine_cleanup
 # stops it), its log in $TMP/containerd.log.
 start_containerd() {

@@ -56,30 +56,11 @@ cri() { "$PY" "$SCRIPT_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
 "$PY" -m grpc_tools.protoc -I"$SCRIPT_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
     { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
 
-# containerd with the CRI plugin: own root, state, socket; images on the native snapshotter; the
-# sandbox ("pause") image is ours; CNI directories empty (a host-network pod needs none); runc as
-# the default runtime with the cgroupfs driver (PID 1 here is not systemd); oom_score_adj restricted.
+# containerd with the CRI plugin (tests/engine/lib.sh): own root, state, socket; CNI directories
+# empty (a host-network pod needs none).
 IMG=docker.io/gnh/busybox:cri-$RUNID
-{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$IMG"
-  disable_apparmor = true
-  # kubelet's sandboxes ask for oom_score_adj -998; lowering it needs CAP_SYS_RESOURCE, which this
-  # test's host may not give root: keep it at containerd's own value or above.
-  restrict_oom_score_adj = true
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$TMP/cni/bin"
-    conf_dir = "$TMP/cni/conf"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "native"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-TOML
+containerd_base_config >"$CTD/config.toml"
+containerd_cri_config "$IMG" "$TMP/cni/bin" "$TMP/cni/conf" >>"$CTD/config.toml"
 # containerd 2.x has NRI on by default: off here (its socket would be the host's /var/run/nri)
 [ "$CTD_MAJOR" = 2 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = true\n' >>"$CTD/config.toml"
 OUT=$("$HOOK" install --runtime containerd --runtime-config "$CTD/config.toml" --runtime-path "$SHIM" 2>&1); RC=$?

@@ -86,20 +86,6 @@ mkdir -p "$CTD" "$TMP/dev" "$TMP/cni/conf" "$TMP/gen" "$PODLOGS"
 mknod "$TMP/dev/nvidia0" c 195 0
 cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
 kubelet() { "$PY" "$SCRIPT_DIR/kubelet_pod.py" "$TMP/gen" "$SOCK" "$@"; }
-wait_for() { # FILE PATTERN [COUNT]: until FILE has COUNT lines matching PATTERN, 60 s at most
-    local i
-    for i in $(seq 1 600); do
-        [ "$(grep -c -E -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
-config_of() { # the config.json runc was handed for container ID
-    local a
-    for a in "$TMP"/rec/*.argv; do
-        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
-    done
-}
 "$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
     { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
 
@@ -111,25 +97,7 @@ cat >"$TMP/cni/conf/10-gnh.conflist" <<JSON
 JSON
 IMG=docker.io/gnh/busybox:ds-$RUNID
 VERSION=$(containerd --version)
-{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$IMG"
-  disable_apparmor = true
-  restrict_oom_score_adj = true
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$TMP/cni/conf"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "native"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        BinaryName = "$TMP/bin/runc-rec"
-TOML
+{ containerd_base_config; containerd_cri_config "$IMG" /usr/lib/cni "$TMP/cni/conf" "$TMP/bin/runc-rec"; } >"$CTD/config.toml"
 # containerd 1.7 ships NRI off (gpu-numa-hook install --runtime nri turns it on; tests/nri proves
 # that); 2.1 has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
 [ "$SUITE" = trixie ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"

@@ -60,46 +60,13 @@ mkdir -p "$CTD" "$TMP/dev" "$TMP/podlogs" "$TMP/cni/bin" "$TMP/cni/conf" "$TMP/g
 mknod "$TMP/dev/nvidia0" c 195 0
 set_status() { printf 'Node:      0\nStatus:    %s\n' "$1" >"/proc/driver/nvidia/gpus/$GPU_BUS/numa_status"; }
 cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
-# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines matching PATTERN (default 1), 30 s at most
-wait_for() {
-    local i
-    for i in $(seq 1 300); do
-        [ "$(grep -c -E -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
-# the config.json runc was handed for container ID
-config_of() {
-    local a
-    for a in "$TMP"/rec/*.argv; do
-        [ -f "${a%.argv}.config.json" ] && [ "$(tail -n1 "$a")" = "$1" ] && { echo "${a%.argv}.config.json"; return; }
-    done
-}
 
 "$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
     { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
 
 VERSION=$(containerd --version)
 IMG=docker.io/gnh/busybox:nri-$RUNID
-{ containerd_base_config; cat <<TOML; } >"$CTD/config.toml"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$IMG"
-  disable_apparmor = true
-  restrict_oom_score_adj = true
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$TMP/cni/bin"
-    conf_dir = "$TMP/cni/conf"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "native"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        BinaryName = "$TMP/bin/runc-rec"
+{ containerd_base_config; containerd_cri_config "$IMG" "$TMP/cni/bin" "$TMP/cni/conf" "$TMP/bin/runc-rec"; cat <<TOML; } >"$CTD/config.toml"
 [plugins."io.containerd.nri.v1.nri"]
   socket_path = "$NRI_SOCK"
   plugin_path = "$TMP/nri-plugins"
