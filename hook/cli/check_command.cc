@@ -21,6 +21,7 @@
 #include "host/log/event_log.h"
 #include "host/driver/driver_reader.h"
 #include "host/check/nri_state_reader.h"
+#include "host/decide/decision_counter.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "host/check/running_containers.h"
 #include "host/systemd/systemd_durable.h"
@@ -168,6 +169,8 @@ void log_container_fixes(const HostFs& fs, const Config& config, const CheckResu
 std::string metrics_text(const CheckResult* r, double started, bool config_unusable = false) {
   std::vector<Metric> m = check_metrics(r, started, config_unusable);
   m.push_back(build_info_metric(GNH_VERSION, GNH_REVISION));
+  if (r)
+    for (Metric& c : counter_metrics(*r)) m.push_back(std::move(c));
   return render_metrics(m);
 }
 
@@ -211,6 +214,20 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     r.nri_runtime = nri.runtime;
     r.nri_problem = nri.problem;
     r.nri_hook_problem = nri.hook_problem;
+    r.nri_calls = nri.calls;
+    if (co.prometheus_file) {
+      // Counters are exported, not judged: one that cannot be read is left out of the metrics and
+      // said once here, never a reason for the check to fail.
+      try {
+        r.decisions = read_decision_counts(fs);
+        if (!r.decisions)
+          std::fprintf(stderr, "gpu-numa-hook: check: %s is not the hook's decision counts; "
+                               "gpu_numa_hook_decisions_total left out (the next count starts it again)\n",
+                       fs.resolve(kDecisionCountsPath).c_str());
+      } catch (const Error& e) {
+        std::fprintf(stderr, "gpu-numa-hook: check: gpu_numa_hook_decisions_total left out: %s\n", e.what());
+      }
+    }
     count_tasks(tree, r.found, &r.tasks);
     if (r.after) count_tasks(tree, *r.after, &r.tasks);
 

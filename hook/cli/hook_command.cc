@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "base/error.h"
 #include "decide/verdict.h"
+#include "decide/decision_counts.h"
 #include "host/config/config_loader.h"
+#include "host/decide/decision_counter.h"
 #include "host/oci/container_process.h"
 #include "host/log/event_log.h"
 #include "host/oci/next_hook.h"
@@ -64,6 +66,17 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   // Every way out: the verdict becomes the log line, the stderr line and the exit code.
   auto finish = [&](const Verdict& v) {
     watchdog.disarm();
+    // Counted for check's gpu_numa_hook_decisions_total, after the watchdog (a slow count must not
+    // turn a done patch into a deadline error). A plain allow, the fast path, is not counted: it
+    // gains no file I/O. A count that fails never changes the verdict; the log line says so.
+    std::string not_counted;
+    if (auto counted = counted_decision(v)) {
+      try {
+        count_decision(fs, *counted);
+      } catch (const Error& e) {
+        not_counted = e.what();
+      }
+    }
     rec.level = v.level;
     rec.action = v.action;
     rec.msg = v.message;
@@ -76,6 +89,7 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     if (!v.stderr_line.empty())
       std::fprintf(stderr, "%s%s\n", v.stderr_line.c_str(), rec.names.stderr_suffix().c_str());
     if (!sandbox_note.empty()) rec.msg += " (sandbox incomplete: " + sandbox_note + ")";
+    if (!not_counted.empty()) rec.msg += " (not counted in gpu_numa_hook_decisions_total: " + not_counted + ")";
     rec.duration_us = micros_since(t0);
     log.write(rec);
     return v.exit_code;

@@ -95,6 +95,9 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
       return resp;
     }
     *resp.mutable_adjust() = std::move(*adj);
+    // A call already given up at its deadline was answered with no adjustment (and counted as
+    // failed by the session): its hook never reaches the container.
+    if (!BoundedCall::in_abandoned_job()) injections_.fetch_add(1, std::memory_order_relaxed);
     last_us_ = us_since(t0);
     r.action = "inject";
     r.duration_us = last_us_;

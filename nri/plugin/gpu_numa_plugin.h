@@ -2,6 +2,8 @@
 // driver's GPUs, the container's cgroup), every decision written to the event log.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -29,6 +31,8 @@ class GpuNumaPlugin : public PluginHandler {
 
   // Time spent in the last CreateContainer/UpdateContainer, for the benchmark's per-event figure.
   long long last_event_us() const { return last_us_; }
+  // Containers the hook was added to since the plugin started (any thread may read it).
+  uint64_t injections() const { return injections_.load(std::memory_order_relaxed); }
 
  private:
   void write(LogRecord r) const;
@@ -37,6 +41,7 @@ class GpuNumaPlugin : public PluginHandler {
   std::function<void(const LogRecord&)> log_;
   std::function<void(const HookBinary&)> hook_seen_;
   long long last_us_ = 0;
+  std::atomic<uint64_t> injections_{0};
 };
 
 }  // namespace gnh::nri

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -102,6 +103,13 @@ class StateFile {
     return true;
   }
 
+  // Where the container counts come from: read at each write, so a count reaches the file within
+  // one heartbeat and a container call never waits for the file.
+  void count_with(std::function<gnh::NriCallCounts()> counts) {
+    std::lock_guard<std::mutex> l(m_);
+    counts_ = std::move(counts);
+  }
+
   // Another live gpu-numa-nri wrote the file since we last did (fallback mode only).
   long superseded_by() {
     std::lock_guard<std::mutex> l(m_);
@@ -115,6 +123,7 @@ class StateFile {
   }
   void write_locked() {
     s_.heartbeat = unix_now();
+    if (counts_) s_.calls = counts_();
     try {
       if (watch_owner_ && !superseded_by_) {
         if (auto text = gnh::HostFs("/").read(path_))
@@ -132,6 +141,7 @@ class StateFile {
   }
   std::string path_;
   gnh::NriPluginState s_;
+  std::function<gnh::NriCallCounts()> counts_;
   bool watch_owner_ = false;
   long superseded_by_ = 0;
   std::mutex m_;
@@ -245,6 +255,7 @@ int main(int argc, char** argv) {
   initial.mode = preset_fd >= 0 ? "pre-registered" : "external";
   initial.socket = preset_fd >= 0 ? "" : socket_path;
   initial.hook_path = hook.path;
+  initial.calls = gnh::NriCallCounts{};  // counted from the start: 0 until the first container
   StateFile state(state_path, initial);
   state.disconnected("starting");
   // Held for our whole life: `status` on the node, in another pid namespace than a DaemonSet's
@@ -287,6 +298,8 @@ int main(int argc, char** argv) {
   });
 
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
+  std::atomic<uint64_t> calls_failed{0};  // over every connection (Session::calls_failed is per connection)
+  state.count_with([&] { return gnh::NriCallCounts{plugin.injections(), calls_failed.load()}; });
   // One worker for every connection's container calls: a call stuck in a host read stays stuck
   // on it across a reconnect, and no second call ever runs beside it.
   gnh::nri::BoundedCall bounded;
@@ -314,7 +327,7 @@ int main(int argc, char** argv) {
     conn_log("info", "connecting",
              (preset_fd >= 0 ? "connected on fd " + std::to_string(fd) + " (pre-registered)" : "connected to " + socket_path) +
                  "; registering as " + idx + "-" + name);
-    gnh::nri::Session session(&plugin, &bounded);
+    gnh::nri::Session session(&plugin, &bounded, &calls_failed);
     limits.registered_at_configure = preset_fd >= 0;
     auto end = gnh::nri::run_connection(fd, session, name, idx, limits, [&] {
       conn_log("info", "connected", "registered as " + idx + "-" + name + " with " + session.runtime() +

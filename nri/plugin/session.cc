@@ -101,7 +101,7 @@ bool Session::on_call(const TtrpcFrame& f, std::string* out, std::string* error)
                 " bytes is over the plugin's limit of " + std::to_string(kMaxAnswerBytes) +
                 "; answered with no adjustment instead";
     a.payload.clear();
-    ++failed_;
+    count_failure();
   }
   if (a.code != 0 && a.failure.empty())
     a.failure = printable(req.service()) + "/" + printable(req.method()) + ": " + a.message +
@@ -141,7 +141,7 @@ Session::Answer Session::container_call(const char* method, const std::string& p
   Answer a;
   auto req = std::make_shared<Req>();
   if (!req->ParseFromString(payload)) {
-    ++failed_;
+    count_failure();
     a.failure = std::string(method) + ": the runtime's request (" + std::to_string(payload.size()) +
                 " bytes) does not parse, container unknown; " + consequence(method);
     return a;
@@ -180,7 +180,7 @@ Session::Answer Session::container_call(const char* method, const std::string& p
     a.payload = std::move(result->payload);
     return a;
   }
-  ++failed_;
+  count_failure();
   a.failure = std::string(method) + " for " + who(*req) + " " + failed + "; " + consequence(method);
   return a;
 }

@@ -4,6 +4,7 @@
 // so every bad input has a test (plugin/session_test.cc) and a fuzz target.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -50,8 +51,12 @@ class Session {
  public:
   // With `bounded`, CreateContainer and UpdateContainer run there, each within a deadline from
   // Configure's request timeout (call_deadline); without, inline (tests, fuzzing). `bounded`
-  // outlives the session: a job stuck past its deadline may outlive one connection.
-  explicit Session(PluginHandler* handler, BoundedCall* bounded = nullptr) : handler_(handler), bounded_(bounded) {}
+  // outlives the session: a job stuck past its deadline may outlive one connection. With
+  // `failed_total`, every call counted in calls_failed() is counted there too: the plugin's count
+  // over all its connections, read by another thread (the state file's heartbeat).
+  explicit Session(PluginHandler* handler, BoundedCall* bounded = nullptr,
+                   std::atomic<uint64_t>* failed_total = nullptr)
+      : handler_(handler), bounded_(bounded), failed_total_(failed_total) {}
 
   // The RegisterPlugin call to send first (conn 2, stream 1).
   std::string register_plugin(const std::string& name, const std::string& idx);
@@ -87,11 +92,16 @@ class Session {
   bool on_call(const TtrpcFrame& f, std::string* out, std::string* error);
   bool on_reply(const TtrpcFrame& f, std::string* error);
   Answer dispatch(const std::string& method, const std::string& payload);
+  void count_failure() {
+    ++failed_;
+    if (failed_total_) failed_total_->fetch_add(1, std::memory_order_relaxed);
+  }
   template <class Req, class Resp>
   Answer container_call(const char* method, const std::string& payload, Resp (PluginHandler::*fn)(const Req&));
 
   PluginHandler* handler_;
   BoundedCall* bounded_;
+  std::atomic<uint64_t>* failed_total_;
   long long request_timeout_ms_ = 0;
   MuxReader mux_;
   TtrpcFrameReader calls_;    // conn 1: the runtime's requests

@@ -152,7 +152,8 @@ TEST_CASE("session: Synchronize, StateChange, StopContainer and Shutdown are ans
 
 TEST_CASE("session: our failures in a container's call are answered OK with no adjustment, and logged once") {
   Recorder h;
-  Session s(&h);
+  std::atomic<uint64_t> failed_total{5};  // an earlier connection's
+  Session s(&h, nullptr, &failed_total);
   std::string out, error;
   api::UpdateContainerRequest upd;
   upd.mutable_container()->set_id("throws");
@@ -185,6 +186,7 @@ TEST_CASE("session: our failures in a container's call are answered OK with no a
         "adjustment: the update goes on unchanged");
   CHECK(h.failures[3] == "StopContainer: the runtime's request does not parse; ignored");
   CHECK(s.calls_failed() == 3);
+  CHECK(failed_total == 8);  // the ignored event is not a failed call
 }
 
 TEST_CASE("session: Configure and Synchronize that do not parse are refused (no pod depends on them)") {

@@ -243,6 +243,21 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
         fail "after restart" "create rc $RC ($C3) start $RC2 ($OUT) log: $(grep "container=$C3" "$LOG" | one_line)"
 else fail "reconnect after containerd restart" "log: $(grep nri-connect "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
 
+# 7b. the plugin's container counts, over both connections: in its state file within a heartbeat
+# (10 s), exported by check as counters, equal to what it logged; and the hook's decisions, counted
+# by the hook runc ran (on this test's own /run/gpu-numa-hook), equal to the refusals it logged
+n_ref=$(grep -c "gpu-numa-hook\[[0-9]*\] .*stage=createRuntime action=refuse " "$LOG")
+n_inj=$(grep -c "gpu-numa-nri\[[0-9]*\] .*stage=nri-create action=inject " "$LOG")
+n_failed=$(grep -c "gpu-numa-nri\[[0-9]*\] .*stage=nri-call .*answered with no adjustment" "$LOG")
+for i in $(seq 1 150); do [ "$(jq -r .injections "$STATE" 2>/dev/null)" = "$n_inj" ] && break; sleep 0.1; done
+"$HOOK" check --prometheus "$TMP/metrics.prom" >/dev/null 2>&1
+if [ "$n_inj" -ge 3 ] && [ "$n_failed" -ge 1 ] && grep -qx "gpu_numa_hook_nri_injections_total $n_inj" "$TMP/metrics.prom" &&
+    grep -qx "gpu_numa_hook_nri_calls_failed_total $n_failed" "$TMP/metrics.prom" &&
+    grep -qx '# TYPE gpu_numa_hook_nri_injections_total counter' "$TMP/metrics.prom" &&
+    [ "$n_ref" -ge 1 ] && grep -qx "gpu_numa_hook_decisions_total{action=\"refuse\"} $n_ref" "$TMP/metrics.prom"; then
+    pass "check --prometheus: gpu_numa_hook_nri_injections_total $n_inj and gpu_numa_hook_nri_calls_failed_total $n_failed, as the plugin logged; gpu_numa_hook_decisions_total{action=\"refuse\"} $n_ref, as the hook logged"
+else fail "NRI counters" "logged $n_inj injections, $n_failed failed calls, $n_ref refusals; state $(jq -c '{injections, calls_failed}' "$STATE" 2>&1) metrics: $(grep _total "$TMP/metrics.prom" 2>&1 | one_line)"; fi
+
 # 8. the plugin killed: check and status report it (NRI fails open, so this must be visible)
 OUT=$("$HOOK" status 2>&1)
 echo "$OUT" | grep -q '^  nri: connected to containerd' && pass "status while connected: '$(echo "$OUT" | grep '^  nri:' | one_line)'" ||

@@ -44,6 +44,26 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
   return m;
 }
 
+std::vector<Metric> counter_metrics(const CheckResult& r) {
+  std::vector<Metric> m;
+  if (r.decisions)
+    for (const char* action : kCountedDecisions)
+      m.push_back({"gpu_numa_hook_decisions_total",
+                   "Container starts the hook did not simply allow, by what it did (error: a hook failure that let the "
+                   "container start), since boot",
+                   "counter", static_cast<double>(r.decisions->of(action)), {{"action", action}}});
+  if (r.nri_calls) {
+    m.push_back({"gpu_numa_hook_nri_injections_total",
+                 "Containers the NRI plugin added the hook to, since the plugin started", "counter",
+                 static_cast<double>(r.nri_calls->injections)});
+    m.push_back({"gpu_numa_hook_nri_calls_failed_total",
+                 "Container calls the NRI plugin answered with no adjustment because of its own failure, since it "
+                 "started",
+                 "counter", static_cast<double>(r.nri_calls->calls_failed)});
+  }
+  return m;
+}
+
 Metric build_info_metric(const std::string& version, const std::string& revision) {
   return {"gpu_numa_hook_build_info", "The gpu-numa-hook build that wrote these metrics", "gauge", 1.0,
           {{"version", version}, {"revision", revision}}};

@@ -15,6 +15,11 @@ namespace gnh {
 // failed was the config (config_unusable: not TOML, unreadable).
 std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool config_unusable = false);
 
+// The counters (type counter, names ending _total): gpu_numa_hook_decisions_total, one sample per
+// action of kCountedDecisions, and the NRI plugin's injections and failed calls, each where known.
+// Apart from check_metrics so that the gauges above keep their places for readers that count lines.
+std::vector<Metric> counter_metrics(const CheckResult& r);
+
 // gpu_numa_hook_build_info{version="...",revision="..."} 1: which build wrote the file, so a
 // fleet's versions show in one query.
 Metric build_info_metric(const std::string& version, const std::string& revision);

@@ -82,3 +82,31 @@ TEST_CASE("gpu_numa_hook_nri_hook_present: 0 and a problem when the hook the NRI
   CheckResult plain;  // not an NRI node: no such metric
   for (const auto& m : check_metrics(&plain, 1)) CHECK(m.name != "gpu_numa_hook_nri_hook_present");
 }
+
+TEST_CASE("counters: the hook's decisions by action and the NRI plugin's counts, each only where known") {
+  CheckResult r;
+  CHECK(counter_metrics(r).empty());  // decisions unreadable, no NRI plugin
+  r.decisions = DecisionCounts{};
+  r.decisions->add("patch");
+  r.decisions->add("patch");
+  r.decisions->add("refuse");
+  r.nri_calls = NriCallCounts{7, 1};
+  CHECK(render_metrics(counter_metrics(r)) ==
+        "# HELP gpu_numa_hook_decisions_total Container starts the hook did not simply allow, by what it did (error: "
+        "a hook failure that let the container start), since boot\n"
+        "# TYPE gpu_numa_hook_decisions_total counter\n"
+        "gpu_numa_hook_decisions_total{action=\"patch\"} 2\n"
+        "gpu_numa_hook_decisions_total{action=\"refuse\"} 1\n"
+        "gpu_numa_hook_decisions_total{action=\"warn\"} 0\n"
+        "gpu_numa_hook_decisions_total{action=\"error\"} 0\n"
+        "# HELP gpu_numa_hook_nri_injections_total Containers the NRI plugin added the hook to, since the plugin "
+        "started\n"
+        "# TYPE gpu_numa_hook_nri_injections_total counter\n"
+        "gpu_numa_hook_nri_injections_total 7\n"
+        "# HELP gpu_numa_hook_nri_calls_failed_total Container calls the NRI plugin answered with no adjustment "
+        "because of its own failure, since it started\n"
+        "# TYPE gpu_numa_hook_nri_calls_failed_total counter\n"
+        "gpu_numa_hook_nri_calls_failed_total 1\n");
+  r.decisions.reset();
+  CHECK(counter_metrics(r).size() == 2);
+}

@@ -27,6 +27,10 @@ std::string format_nri_state(const NriPluginState& s) {
   j["last_drop"] = s.last_drop;
   j["last_drop_reason"] = s.last_drop_reason;
   j["recent_drops"] = s.recent_drops;
+  if (s.calls) {
+    j["injections"] = s.calls->injections;
+    j["calls_failed"] = s.calls->calls_failed;
+  }
   return j.dump(2) + "\n";
 }
 
@@ -56,6 +60,10 @@ std::optional<NriPluginState> parse_nri_state(std::string_view text) {
     if (j.contains("recent_drops")) s.recent_drops = j.at("recent_drops").get<std::vector<long long>>();
     if (s.recent_drops.size() > kNriRecentDropsKept)
       s.recent_drops.erase(s.recent_drops.begin(), s.recent_drops.end() - long(kNriRecentDropsKept));
+    if (j.contains("injections") && j.contains("calls_failed")) {
+      if (!j.at("injections").is_number_unsigned() || !j.at("calls_failed").is_number_unsigned()) return std::nullopt;
+      s.calls = NriCallCounts{j.at("injections").get<unsigned long long>(), j.at("calls_failed").get<unsigned long long>()};
+    }
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

@@ -25,6 +25,12 @@ constexpr int kNriFlapDrops = 3;
 constexpr int kNriSettleSeconds = 30;
 constexpr size_t kNriRecentDropsKept = 16;  // enough to see kNriFlapDrops; the file stays small
 
+// What the plugin did with containers since it started (counters: a restart begins them again).
+struct NriCallCounts {
+  unsigned long long injections = 0;    // containers the hook was added to
+  unsigned long long calls_failed = 0;  // container calls answered "no adjustment" by our own failure
+};
+
 struct NriPluginState {
   bool connected = false;
   long pid = 0;
@@ -50,6 +56,7 @@ struct NriPluginState {
   long long last_drop = 0;          // unix seconds, 0 never
   std::string last_drop_reason;
   std::vector<long long> recent_drops;  // unix seconds, oldest first, at most kNriRecentDropsKept
+  std::optional<NriCallCounts> calls;   // nullopt in files of older plugins
 };
 
 // Records a drop at `now` (keeps recent_drops within its bounds).

@@ -165,3 +165,21 @@ TEST_CASE("nri state: a plugin the runtime keeps dropping is not protecting, wha
         "last 10 min)"));
   }
 }
+
+TEST_CASE("nri state: the container counts are written and read back - absent in an older plugin's file") {
+  NriPluginState s;
+  s.connected = true;
+  s.calls = NriCallCounts{12, 3};
+  std::string text = format_nri_state(s);
+  CHECK(text.find("\"injections\": 12,\n  \"calls_failed\": 3\n") != std::string::npos);
+  auto back = parse_nri_state(text);
+  REQUIRE(back);
+  REQUIRE(back->calls);
+  CHECK(back->calls->injections == 12);
+  CHECK(back->calls->calls_failed == 3);
+  s.calls.reset();
+  auto old = parse_nri_state(format_nri_state(s));
+  REQUIRE(old);
+  CHECK_FALSE(old->calls);  // not zero: an older plugin counts nothing, so nothing is exported
+  CHECK_FALSE(parse_nri_state("{\"connected\": true, \"injections\": -1, \"calls_failed\": 0}"));
+}

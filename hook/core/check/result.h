@@ -8,6 +8,8 @@
 #include "check/container_drift.h"
 #include "check/findings.h"
 #include "check/fix_outcome.h"
+#include "check/nri_plugin_state.h"
+#include "decide/decision_counts.h"
 #include "systemd/systemd_unit.h"
 #include "config/config.h"
 
@@ -37,6 +39,11 @@ struct CheckResult {
   std::string nri_runtime;                 // what it is connected to
   std::optional<std::string> nri_problem;
   std::optional<std::string> nri_hook_problem;  // connected or not, the hook it injects is missing
+  // Counters, exported as they are: the hook's decisions since boot (nullopt: its file unreadable
+  // or damaged; no file is all zeros), the NRI plugin's container counts since it started (nullopt:
+  // no plugin, or one that does not count).
+  std::optional<DecisionCounts> decisions;
+  std::optional<NriCallCounts> nri_calls;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;

@@ -47,9 +47,12 @@ std::string escape_label(const std::string& s) {
 
 std::string render_metrics(const std::vector<Metric>& metrics) {
   std::string s;
-  for (const auto& m : metrics) {
-    s += "# HELP " + m.name + " " + escape_help(m.help) + "\n";
-    s += "# TYPE " + m.name + " " + m.type + "\n";
+  for (size_t k = 0; k < metrics.size(); ++k) {
+    const Metric& m = metrics[k];
+    if (k == 0 || metrics[k - 1].name != m.name) {
+      s += "# HELP " + m.name + " " + escape_help(m.help) + "\n";
+      s += "# TYPE " + m.name + " " + m.type + "\n";
+    }
     s += m.name;
     for (size_t i = 0; i < m.labels.size(); ++i)
       s += (i ? "," : "{") + m.labels[i].first + "=\"" + escape_label(m.labels[i].second) + "\"" +

@@ -20,3 +20,13 @@ TEST_CASE("exposition format: labels in order, their values escaped") {
   CHECK(render_metrics({m}) ==
         "# HELP x_info Build\n# TYPE x_info gauge\nx_info{version=\"1.2.3\",revision=\"v1-2-g\\\"a\\\\b\\nc\"} 1\n");
 }
+
+TEST_CASE("exposition format: one HELP and TYPE per family - a counter's label values follow as samples") {
+  std::vector<Metric> m = {{"d_total", "Decisions", "counter", 2, {{"action", "patch"}}},
+                           {"d_total", "Decisions", "counter", 0, {{"action", "refuse"}}},
+                           {"e_total", "Other", "counter", 5}};
+  CHECK(render_metrics(m) ==
+        "# HELP d_total Decisions\n# TYPE d_total counter\n"
+        "d_total{action=\"patch\"} 2\nd_total{action=\"refuse\"} 0\n"
+        "# HELP e_total Other\n# TYPE e_total counter\ne_total 5\n");
+}

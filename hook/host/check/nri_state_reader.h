@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "check/nri_plugin_state.h"
 #include "host/fs/host_fs.h"
 
 namespace gnh {
@@ -17,6 +18,7 @@ struct NriPluginCheck {
   unsigned long long connects = 0, drops = 0;  // over the plugin's life
   std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
   std::optional<std::string> hook_problem;  // "NRI plugin injects no hook: ..." (nri_hook_missing)
+  std::optional<NriCallCounts> calls;       // the file's container counts, where it has them
 };
 
 // `state_path` is a host path (kNriStatePath by default). A node where the plugin never ran (no
