@@ -39,8 +39,11 @@ packages+=(
   # systemd as PID 1 in QEMU, and the fresh-root test of the README's commands: Debian root file
   # systems built with mmdebstrap
   mmdebstrap
+  # the target arches' libraries (libprotobuf-dev: the NRI plugin; protoc stays the build machine's)
   libseccomp-dev:arm64 libcap-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libtomlplusplus-dev:arm64
+  libprotobuf-dev:arm64
   libseccomp-dev:ppc64el libcap-dev:ppc64el libspdlog-dev:ppc64el libfmt-dev:ppc64el libtomlplusplus-dev:ppc64el
+  libprotobuf-dev:ppc64el
 )
 # The :arm64 and :ppc64el packages come from Debian's multiarch.
 # Here-strings, not pipes into grep -q: under pipefail a grep that leaves at its first match can kill
