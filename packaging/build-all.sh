@@ -18,7 +18,7 @@ for arch in native aarch64 ppc64le; do
         cmake -S "$REPO" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNH_BUILD_TESTS=OFF "${tc[@]}" >/dev/null
     fi
     echo "== $arch: build and package ($dir)"
-    cmake --build "$dir" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime gpu-numa-nvml-probe man-pages >/dev/null
+    cmake --build "$dir" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime gpu-numa-nri gpu-numa-nvml-probe man-pages >/dev/null
     rm -rf "$OUT/cpack-$arch"
     (cd "$dir" && cpack -G "DEB;RPM" -B "$OUT/cpack-$arch" >/dev/null)
     mv "$OUT/cpack-$arch"/*.deb "$OUT/cpack-$arch"/*.rpm "$OUT/"
