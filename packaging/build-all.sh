@@ -5,7 +5,7 @@
 # tests/run-all.sh leaves them); a missing one is configured (Release) and built.
 #   packaging/build-all.sh [OUTDIR]          (default: dist/)
 # Needs: the build dependencies, crossbuild-essential-arm64/-ppc64el, their :arm64/:ppc64el -dev
-# packages, qemu-user-static (the seccomp filter generator runs for the target arch) and rpm;
+# packages (protobuf is fetched: cmake/fetch-cross-protobuf.sh), qemu-user-static (the seccomp filter generator runs for the target arch) and rpm;
 # tests/run-all.sh installs them all.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,6 +13,9 @@ OUT=$(mkdir -p "${1:-$REPO/dist}" && cd "${1:-$REPO/dist}" && pwd)
 for arch in native aarch64 ppc64le; do
     if [ "$arch" = native ]; then dir=$REPO/build; tc=(); else
         dir=$REPO/build-$arch; tc=(-DCMAKE_TOOLCHAIN_FILE="$REPO/cmake/toolchains/$arch-linux-gnu.cmake"); fi
+    # A new cross tree takes the target's protobuf unpacked (cmake/fetch-cross-protobuf.sh).
+    [ "$arch" = native ] || [ -f "$dir/CMakeCache.txt" ] ||
+        tc+=(-DGNH_CROSS_PROTOBUF_ROOT="$(bash "$REPO/cmake/fetch-cross-protobuf.sh" "$arch")")
     if [ ! -f "$dir/CMakeCache.txt" ]; then
         echo "== $arch: configure $dir"
         cmake -S "$REPO" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNH_BUILD_TESTS=OFF "${tc[@]}" >/dev/null
