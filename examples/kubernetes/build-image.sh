@@ -46,16 +46,16 @@ command -v "$strip" >/dev/null || { echo "build-image.sh: needs $strip (binutils
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for b in gpu-numa-hook gpu-numa-runtime gpu-numa-nri; do
-  [ -x "$bin/$b" ] || { echo "build-image.sh: no $bin/$b (build it first: cmake --build $bin)" >&2; exit 2; }
-  "$strip" -o "$work/$b" "$bin/$b" # debug info stays in the build tree, not on every node
-done
 # The image must hold programs of its own arch: a mix-up would only show on the node.
-for f in "$work/gpu-numa-hook" "$work/gpu-numa-runtime" "$work/gpu-numa-nri" "$busybox"; do
+for f in "$bin/gpu-numa-hook" "$bin/gpu-numa-runtime" "$bin/gpu-numa-nri" "$busybox"; do
+  [ -x "$f" ] || { echo "build-image.sh: no $f (build it first: cmake --build $bin)" >&2; exit 2; }
   m=$(od -An -tu2 -j18 -N2 "$f" | tr -d ' ')
   case $arch:$m in amd64:62 | arm64:183 | ppc64le:21) ;; *)
     echo "build-image.sh: $f is not an $arch program (ELF machine $m)" >&2; exit 2 ;;
   esac
+done
+for b in gpu-numa-hook gpu-numa-runtime gpu-numa-nri; do
+  "$strip" -o "$work/$b" "$bin/$b" # debug info stays in the build tree, not on every node
 done
 ctx=$work/context
 sh "$here/build-context.sh" "$ctx" "$work/gpu-numa-hook" "$work/gpu-numa-runtime" "$work/gpu-numa-nri" "$busybox"
