@@ -609,6 +609,11 @@ indent <"$TMP/out/check.json"
 echo "-- check --prometheus:"; indent <"$TMP/out/check.prom" 2>/dev/null
 probs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$TMP/out/check.json" 2>/dev/null)
 if [ "$rc" = 0 ] && [ "$probs" = 0 ]; then pass "g. check --json: exit 0, no cgroup lacks a GPU node"; else fail "g. check --json" "exit $rc, problems '$probs'"; fi
+# Every refusal this run's hooks logged is counted in the metric (the hook's counter file in /run).
+logged=$(cat "$TMP"/logs/*.log 2>/dev/null | grep -c -E ' action=refuse |"action":"refuse"')
+counted=$(sed -n 's/^gpu_numa_hook_decisions_total{action="refuse"} //p' "$TMP/out/check.prom")
+if [ "$logged" -gt 0 ] && [ "$counted" = "$logged" ]; then pass "g. gpu_numa_hook_decisions_total{action=\"refuse\"} $counted: every refusal the hooks logged"
+else fail "g. refusals counted" "logged $logged, metric '$counted'"; fi
 WOUT=$(timeout 30 "$HOOK" --config /dev/null wait --timeout 5 2>&1); rc=$?
 echo "$WOUT" | indent
 if [ "$rc" = 0 ]; then pass "g. wait --timeout 5: exit 0 (ready)"; else fail "g. wait" "exit $rc: $(echo "$WOUT" | one_line)"; fi
