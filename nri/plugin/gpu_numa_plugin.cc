@@ -57,7 +57,7 @@ void GpuNumaPlugin::configured(const api::ConfigureRequest& req) {
   r.stage = "nri-connect";
   r.action = "configured";
   r.msg = "configured by " + req.runtime_name() + " " + req.runtime_version() +
-          "; subscribed to CreateContainer and UpdateContainer; request timeout " +
+          (req.nri_version().empty() ? "" : " (NRI " + req.nri_version() + ")") + "; subscribed to CreateContainer and UpdateContainer; request timeout " +
           std::to_string(req.request_timeout()) + " ms";
   write(r);
 }

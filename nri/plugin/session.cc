@@ -22,6 +22,7 @@ std::string Session::register_plugin(const std::string& name, const std::string&
   api::RegisterPluginRequest reg;
   reg.set_plugin_name(name);
   reg.set_plugin_idx(idx);
+  reg.set_nri_version(kNriApiVersion);
   gnh::ttrpc::Request req;
   req.set_service(kRuntimeService);
   req.set_method("RegisterPlugin");

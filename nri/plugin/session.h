@@ -26,6 +26,9 @@ constexpr int32_t kCodeUnimplemented = 12;
 constexpr int32_t kCodeInternal = 13;
 constexpr const char* kPluginService = "nri.pkg.api.v1alpha1.Plugin";
 constexpr const char* kRuntimeService = "nri.pkg.api.v1alpha1.Runtime";
+// The containerd/nri release whose api.proto nri_api.proto was last checked against, sent at
+// registration as NRI 0.12 plugins send theirs (runtimes only log it).
+constexpr const char* kNriApiVersion = "v0.12.0";
 
 // Our answers stay far below what the Go multiplexer queues for its reader (256 chunks, about
 // 1 MiB, before it fails the connection): ours are a few hundred bytes.

@@ -82,6 +82,9 @@ TEST_CASE("session: RegisterPlugin goes on conn 2, stream 1, to the Runtime serv
   REQUIRE(reg.ParseFromString(req.payload()));
   CHECK(reg.plugin_name() == "gpu-numa");
   CHECK(reg.plugin_idx() == "10");
+  // NRI 0.12's RegisterPluginRequest.NRI_version is field 3 (tag 0x1a, length-delimited): checked
+  // on the raw bytes, so a renumbered field in our .proto fails here, not in a runtime's log.
+  CHECK(req.payload().find(std::string("\x1a\x07v0.12.0", 9)) != std::string::npos);
 }
 
 TEST_CASE("session: registration answer, Configure subscribes CreateContainer and UpdateContainer, calls dispatched") {
