@@ -91,6 +91,11 @@ fetch_step "systemd VM root file system" bash tests/vm/fetch-systemd-rootfs.sh
 for suite in trixie sid; do
   fetch_step "containerd from $suite" bash tests/nri/fetch-containerd.sh $suite
 done
+# upstream's containerd 2.2.7 and 2.3.4, unpacked from shared/tools beside the repository (a clone
+# without it says so here and in each suite that needs them)
+for suite in v2.2 v2.3; do
+  fetch_step "containerd $suite (shared/tools)" bash tests/nri/fetch-containerd.sh $suite
+done
 # Go 1.24 (trixie) and containerd/nri's own source (sid) for the second NRI plugin of the NRI suite
 # (tests/nri/fetch-nri-go.sh, cached): fetched here, not inside that test's time limit.
 fetch_step "Go 1.24 and containerd/nri 0.8.0 source" bash tests/nri/fetch-nri-go.sh

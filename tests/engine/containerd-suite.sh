@@ -1,20 +1,35 @@
 # shellcheck shell=bash
-# Which real containerd an engine suite runs against (sourced; needs tally.sh's fail/finish):
+# Which real containerd an engine suite runs against (sourced; needs tally.sh's fail/skip/finish):
 #   bookworm  Debian 12's containerd 1.6, the system's /usr/bin/containerd
 #   trixie    containerd 1.7.24, sid: containerd 2.1.9, both fetched and cached by
 #             tests/nri/fetch-containerd.sh (CI fetches them before the build)
+#   v2.2      upstream's 2.2.7 (NRI 0.11), v2.3: 2.3.4 (NRI 0.12), unpacked by the same script from
+#             shared/tools beside the repository: skipped loudly where that is absent (a clone),
+#             a failure under CI=true
 # A fetched one is bound over /usr/bin/{containerd,containerd-shim-runc-v2,ctr} in a private mount
 # namespace (install asks `/usr/bin/containerd --version`, never $PATH) and put first on PATH
 # (containerd finds its shim there). A release that is not the suite's is a failure, never a skip.
 
 # containerd_suite_release SUITE: the major.minor that SUITE must run
 containerd_suite_release() {
-    case $1 in bookworm) echo 1.6 ;; trixie) echo 1.7 ;; sid) echo 2.1 ;; *) return 1 ;; esac
+    case $1 in bookworm) echo 1.6 ;; trixie) echo 1.7 ;; sid) echo 2.1 ;; v2.2) echo 2.2 ;; v2.3) echo 2.3 ;; *) return 1 ;; esac
 }
 # fetch_containerd_suite SUITE: the unpacked root of SUITE's containerd on stdout ("/" for bookworm)
 fetch_containerd_suite() {
     [ "$1" = bookworm ] && { echo /; return 0; }
     "$(dirname "${BASH_SOURCE[0]}")/../nri/fetch-containerd.sh" "$1"
+}
+# containerd_suite_root SUITE: sets CTD_ROOT to SUITE's unpacked root ("/" for bookworm); a suite
+# whose containerd cannot be had ends here: skipped where shared/tools is absent, else failed
+containerd_suite_root() {
+    local rc=0
+    CTD_ROOT=$(fetch_containerd_suite "$1") && return 0 || rc=$?
+    if [ "$rc" = 77 ]; then
+        skip "every case on containerd $(containerd_suite_release "$1")" "its build is not here (see the line above)"
+    else
+        fail "fetch containerd $1" "tests/nri/fetch-containerd.sh $1 failed (see above)"
+    fi
+    finish
 }
 # bind_containerd ROOT: inside a private mount namespace, ROOT's binaries over /usr/bin's and first on PATH
 bind_containerd() {
@@ -29,7 +44,7 @@ bind_containerd() {
 # CTD_MAJOR; fails the suite when /usr/bin/containerd is not SUITE's release
 check_containerd_release() {
     local want
-    want=$(containerd_suite_release "$1") || { fail "containerd suite" "unknown suite '$1' (bookworm, trixie or sid)"; finish; }
+    want=$(containerd_suite_release "$1") || { fail "containerd suite" "unknown suite '$1' (bookworm, trixie, sid, v2.2 or v2.3)"; finish; }
     [ -x /usr/bin/containerd ] || { fail "containerd $want" "/usr/bin/containerd is missing (tests/run-all.sh installs Debian 12's)"; finish; }
     CTD_VERSION=$(/usr/bin/containerd --version 2>&1)
     CTD_RELEASE=$(echo "$CTD_VERSION" | sed -n 's/^containerd [^ ]* v\{0,1\}\([0-9]*\.[0-9]*\)\..*/\1/p')
@@ -45,8 +60,8 @@ use_containerd_suite() {
     shift
     if [ "$suite" != bookworm ] && [ -z "${GNH_CTD_ROOT:-}" ]; then
         [ "$(id -u)" = 0 ] || { fail "containerd $suite" "binding the fetched containerd over /usr/bin needs root"; finish; }
-        root=$(fetch_containerd_suite "$suite") || { fail "fetch containerd from $suite" "tests/nri/fetch-containerd.sh $suite failed (see above)"; finish; }
-        GNH_CTD_ROOT=$root exec unshare -m --propagation private -- /bin/bash "$@"
+        containerd_suite_root "$suite"
+        GNH_CTD_ROOT=$CTD_ROOT exec unshare -m --propagation private -- /bin/bash "$@"
     fi
     if [ -n "${GNH_CTD_ROOT:-}" ]; then
         bind_containerd "$GNH_CTD_ROOT" || { fail "containerd $suite" "cannot bind $GNH_CTD_ROOT's binaries over /usr/bin"; finish; }

@@ -28,7 +28,7 @@ if [ -z "${GNH_TMP:-}" ]; then
     need_tools containerd ctr runc jq unshare busybox "$PY"
     "$PY" -c 'import grpc, grpc_tools' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools missing (tests/run-all.sh installs them)"; finish; }
     [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
-    CTD_ROOT=$(fetch_containerd_suite "$SUITE") || { fail "fetch containerd from $SUITE" "tests/nri/fetch-containerd.sh $SUITE failed (see above)"; finish; }
+    containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     make_rootfs
     make_driver online0 0 online

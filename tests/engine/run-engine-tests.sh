@@ -23,7 +23,7 @@ if [ -z "${GNH_TMP:-}" ]; then
     need_tools dockerd containerd ctr runc jq unshare busybox python3
     [ -x /usr/bin/docker ] || { skip "all cases" "Debian's docker CLI /usr/bin/docker is missing (apt-get install docker.io)"; finish; }
     [ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing"; finish; }
-    CTD_ROOT=$(fetch_containerd_suite "$SUITE") || { fail "fetch containerd from $SUITE" "tests/nri/fetch-containerd.sh $SUITE failed (see above)"; finish; }
+    containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     make_rootfs
     make_driver online0 0 online

@@ -195,13 +195,16 @@ if [ "$CTD_MAJOR" = 2 ]; then
 # runtimes under io.containerd.cri.v1.runtime (a version 2 file is migrated on load), values quoted
 # with '. install detects 2.x from `/usr/bin/containerd --version` and writes a minimal drop-in.
 R2="plugins.'io.containerd.cri.v1.runtime'.containerd"
+# 2.3 migrates every file to version 4 on load (server settings move into plugin tables; the CRI
+# runtime tables stay where version 3 has them); 2.0-2.2 to version 3
+DUMP_VERSION=$([ "$CTD_RELEASE" = 2.0 ] || [ "$CTD_RELEASE" = 2.1 ] || [ "$CTD_RELEASE" = 2.2 ] && echo 3 || echo 4)
 # --- the GPU operator's version 2 file on containerd 2.x: migrated, ours merged into it
 D_=$T/op2; mkdir -p "$D_"; our_config "$D_"
 sed "s#/usr/local/nvidia/toolkit/nvidia-container-runtime#$NV#" "$REPO/tests/fixtures/containerd/gpu-operator-v2.toml" >"$D_/config.toml"
 cp -a "$D_" "$D_.orig"; ORIG=$(dump_wo_imports "$D_/config.toml")
 inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
 D=$(dump "$D_/config.toml")
-[ "$RC" = 0 ] && head -1 <<<"$D" | grep -qxF 'version = 3' &&
+[ "$RC" = 0 ] && head -1 <<<"$D" | grep -qxF "version = $DUMP_VERSION" &&
     table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
     table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF '            SystemdCgroup = true' &&
     table "$D" "$R2.runtimes.gpu-numa" | grep -qxF "          runtime_type = 'io.containerd.runc.v2'" &&
@@ -209,7 +212,7 @@ D=$(dump "$D_/config.toml")
     table "$D" "$R2.runtimes.nvidia.options" | grep -qxF "            BinaryName = '$NV'" &&
     echo "$OUT" | grep -qxF "strategy: containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`) merges imported files key by key: $D_/$OURS_DROPIN holds only the gpu-numa runtime" &&
     [ "$(python3 -c 'import tomllib,sys; d=tomllib.load(open(sys.argv[1],"rb")); print(d["version"], list(d["plugins"]), list(d["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]))' "$D_/$OURS_DROPIN")" = "2 ['io.containerd.grpc.v1.cri'] ['gpu-numa']" ] &&
-    pass "operator layout (version 2) on containerd $CTD_RELEASE: a minimal version 2 drop-in; config dump (migrated to version 3): gpu-numa under io.containerd.cri.v1.runtime (runc.v2, the shim, SystemdCgroup copied), nvidia still the default" ||
+    pass "operator layout (version 2) on containerd $CTD_RELEASE: a minimal version 2 drop-in; config dump (migrated to version $DUMP_VERSION): gpu-numa under io.containerd.cri.v1.runtime (runc.v2, the shim, SystemdCgroup copied), nvidia still the default" ||
     fail "operator layout on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(table "$D" "$R2.runtimes.gpu-numa.options" | one_line) default: $(table "$D" "$R2" | grep default_runtime_name | one_line)"
 inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
 rm -f "$D_/ours.toml.gpu-numa-hook.bak" "$D_/config.toml.gpu-numa-hook.bak"
@@ -262,15 +265,31 @@ D=$(dump "$T/new3/config.toml")
     pass "missing file on containerd $CTD_RELEASE: created as version 3; config dump shows gpu-numa and runc still the default" ||
     fail "missing file on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) $(table "$D" "$R2" | one_line)"
 
-# --- version 4 (containerd 2.3's) with this 2.x installed, which refuses it: install refuses too
+# --- version 4 (containerd 2.3's): 2.3 reads it and install edits it; an older 2.x refuses it, and
+# install refuses too
 mkdir -p "$T/v4"; printf 'version = 4\n' >"$T/v4/config.toml"; cp "$T/v4/config.toml" "$T/v4.orig"
 V4DUMP=$(dump "$T/v4/config.toml")
 inst containerd --runtime-config "$T/v4/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml"
+if [ "$DUMP_VERSION" = 4 ]; then
+    D=$(dump "$T/v4/config.toml")
+    [ "$RC" = 0 ] && head -1 <<<"$D" | grep -qxF 'version = 4' &&
+        table "$D" "$R2.runtimes.gpu-numa.options" | grep -qxF "            BinaryName = '$SHIM'" &&
+        table "$D" "$R2.runtimes.gpu-numa" | grep -qxF "          runtime_type = 'io.containerd.runc.v2'" &&
+        table "$D" "$R2" | grep -qxF "      default_runtime_name = 'runc'" &&
+        pass "version 4 file on containerd $CTD_RELEASE: config dump (version 4) shows gpu-numa with the shim, runc still the default" ||
+        fail "v4 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(table "$D" "$R2" | one_line)"
+    inst containerd --runtime-config "$T/v4/config.toml" --runtime-path "$SHIM" --config "$T/ours.toml" --uninstall
+    rm -f "$T/ours.toml.gpu-numa-hook.bak"
+    [ "$RC" = 0 ] && cmp -s "$T/v4/config.toml" "$T/v4.orig" && [ -z "$(ls -A "$T/v4/conf.d" 2>/dev/null)" ] &&
+        pass "version 4 on containerd $CTD_RELEASE, --uninstall: config.toml as it was, our drop-in gone" ||
+        fail "v4 uninstall on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) $(ls -A "$T/v4" "$T/v4/conf.d" 2>&1 | one_line)"
+else
 echo "$V4DUMP" | grep -qF 'expected containerd config version equal to or less than `3`, got `4`' &&
     [ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $T/v4/config.toml: config version 4 is not read by containerd $CTD_RELEASE (\`/usr/bin/containerd --version\`), which reads versions up to 3: left untouched" ] &&
     cmp -s "$T/v4/config.toml" "$T/v4.orig" && [ ! -e "$T/v4/conf.d" ] &&
     pass "version 4 file with containerd $CTD_RELEASE installed (its config dump refuses it): install refuses in one line, nothing written" ||
     fail "v4 on $CTD_RELEASE" "rc $RC $(echo "$OUT" | one_line) dump: $(echo "$V4DUMP" | one_line)"
+fi
 fi
 
 [ "$SUITE" = bookworm ] || finish

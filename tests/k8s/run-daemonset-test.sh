@@ -14,6 +14,8 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 ENGINE_DIR=$REPO/tests/engine
 . "$ENGINE_DIR/lib.sh"
+# shellcheck source=../engine/containerd-suite.sh
+. "$ENGINE_DIR/containerd-suite.sh"
 HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 RUNTIME=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
 PLUGIN=$(abs "${3:-$REPO/build/gpu-numa-nri}")
@@ -34,7 +36,7 @@ if [ -z "${GNH_TMP:-}" ]; then
     [ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] ||
         { skip "all cases" "CNI plugins missing in /usr/lib/cni (containernetworking-plugins, a dependency of podman)"; finish; }
     for b in "$HOOK" "$RUNTIME" "$PLUGIN"; do [ -x "$b" ] || { fail "binaries" "$b missing"; finish; }; done
-    CTD_ROOT=$("$REPO/tests/nri/fetch-containerd.sh" "$SUITE") || { fail "fetch containerd from $SUITE" "see above"; finish; }
+    containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     TOOLS=$("$SCRIPT_DIR/fetch-k8s-tools.sh") || { fail "fetch kustomize" "see above"; finish; }
     KUSTOMIZE=$(sed -n "1s/ .*//p" <<<"$TOOLS")
@@ -99,8 +101,8 @@ IMG=docker.io/gnh/busybox:ds-$RUNID
 VERSION=$(containerd --version)
 { containerd_base_config; containerd_cri_config "$IMG" /usr/lib/cni "$TMP/cni/conf" "$TMP/bin/runc-rec"; } >"$CTD/config.toml"
 # containerd 1.7 ships NRI off (gpu-numa-hook install --runtime nri turns it on; tests/nri proves
-# that); 2.1 has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
-[ "$SUITE" = trixie ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"
+# that); 2.x has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
+[ "$(containerd_suite_release "$SUITE")" = 1.7 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"
 
 start_containerd
 VER=""
@@ -204,7 +206,9 @@ if [ "$RC" = 0 ] && wait_for "$NODE_LOG" "stage=nri-connect action=connected" $(
     pass "rollout to $TAG2: the new pod registered ${WINDOW} s after the old one was gone (init container, plugin start, registration; kubelet's and the controller's own delays come on top)"
     echo "MEASURED: rollout window without protection (CRI part) = ${WINDOW} s on $VERSION" >&2
 else fail "rollout" "rc $RC: $(one_line <"$TMP/pod-2") log: $(tail -3 "$NODE_LOG" | one_line)"; fi
-NEW_IMAGE=$(ctr -a "$SOCK" -n k8s.io containers info "$(id_of 2 nri-plugin)" 2>&1 | jq -r .Image 2>&1)
+# ctr's stderr apart: from 2.2 on it warns there on every call (cgroup v1 deprecated)
+NEW_IMAGE=$(ctr -a "$SOCK" -n k8s.io containers info "$(id_of 2 nri-plugin)" 2>"$TMP/ctr-info.err" | jq -r .Image 2>&1) ||
+    NEW_IMAGE="$NEW_IMAGE (ctr: $(one_line <"$TMP/ctr-info.err"))"
 [ "$NEW_IMAGE" = "docker.io/library/$TAG2" ] && [ "$(jq -r .connected "$STATE")" = true ] &&
     pass "the new plugin runs the new image ($NEW_IMAGE) and owns the state file (connected)" ||
     fail "after the rollout" "image '$NEW_IMAGE' state $(jq -c . "$STATE" 2>&1)"

@@ -12,9 +12,14 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 ENGINE_DIR=$REPO/tests/engine
 . "$ENGINE_DIR/lib.sh"
+# shellcheck source=../engine/containerd-suite.sh
+. "$ENGINE_DIR/containerd-suite.sh"
 HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 PLUGIN=$(abs "${2:-$REPO/build/gpu-numa-nri}")
 SUITE=${3:-sid}
+# 1.x ships NRI off and cannot split a synchronization; 2.x has NRI on and splits
+REL=$(containerd_suite_release "$SUITE")
+MAJOR=${REL%%.*}
 PY=/usr/bin/python3
 TALLY_NAME="nri ($SUITE)"
 cleanup() {
@@ -28,7 +33,7 @@ if [ -z "${GNH_TMP:-}" ]; then
     need_tools runc jq unshare busybox "$PY"
     "$PY" -c 'import grpc, grpc_tools' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools missing (tests/run-all.sh installs them)"; finish; }
     [ -x "$HOOK" ] && [ -x "$PLUGIN" ] || { fail "binaries" "$HOOK or $PLUGIN missing"; finish; }
-    CTD_ROOT=$("$SCRIPT_DIR/fetch-containerd.sh" "$SUITE") || { fail "fetch containerd from $SUITE" "see above"; finish; }
+    containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     make_rootfs
     make_driver online0 0 online
@@ -77,13 +82,13 @@ TOML
 DUMP_NRI() { containerd --config "$CTD/config.toml" config dump 2>&1 | grep -A12 'io.containerd.nri.v1.nri' | grep -E '^ *(disable|socket_path) ' | one_line; }
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --dry-run 2>&1); RC=$?
 BEFORE=$(md5sum <"$CTD/config.toml")
-case $SUITE in
-    sid)
-        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^unchanged: $CTD/config.toml (NRI is on with containerd 2.1 " &&
+case $MAJOR in
+    2)
+        [ "$RC" = 0 ] && echo "$OUT" | grep -q "^unchanged: $CTD/config.toml (NRI is on with containerd $REL " &&
             [ ! -e "$CTD/conf.d" ] && [ "$(DUMP_NRI)" = "disable = false socket_path = '$NRI_SOCK'" ] &&
-            pass "install --runtime nri on containerd 2.1: nothing of containerd's changes (config dump: $(DUMP_NRI))" ||
-            fail "install --runtime nri (2.1)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
-    trixie)
+            pass "install --runtime nri on containerd $REL: nothing of containerd's changes (config dump: $(DUMP_NRI))" ||
+            fail "install --runtime nri ($REL)" "rc $RC: $(echo "$OUT" | one_line) dump: $(DUMP_NRI)" ;;
+    1)
         [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] || fail "1.7 ships NRI off" "dump: $(DUMP_NRI)"
         [ "$RC" = 0 ] && echo "$OUT" | grep -q "^+disable = false$" && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
             pass "install --runtime nri --dry-run on containerd 1.7: prints the drop-in, writes nothing" ||
@@ -114,6 +119,13 @@ start_plugin
 if wait_for "$LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 99-gpu-numa with containerd"; then
     pass "gpu-numa-nri registered and was configured: $(grep 'action=connected' "$LOG" | tail -1 | sed 's/.*msg=//')"
 else fail "plugin connects" "log: $(one_line <"$LOG") plugin: $(one_line <"$TMP/plugin.log") containerd: $(grep -i nri "$TMP/containerd.log" | tail -3 | one_line)"; finish; fi
+# NRI 0.12 (containerd 2.3) exchanges versions: the runtime logs ours, Configure carries its own
+if [ "$REL" = 2.3 ]; then
+    NV=$(grep '99-gpu-numa' "$TMP/containerd.log" | grep -o 'registered as .* (with NRI version [^)]*)' | tail -1)
+    [ -n "$NV" ] && ! echo "$NV" | grep -q unknown && grep -q "stage=nri-connect .*configured by containerd v2.3[^ ]* (NRI v0.12" "$LOG" &&
+        pass "versions exchanged at registration (NRI 0.12): containerd logged ours ($NV); ours logged containerd's NRI release" ||
+        fail "NRI version exchange" "containerd: $(grep -i 'registered as' "$TMP/containerd.log" | tail -1 | one_line) plugin: $(grep 'action=configured' "$LOG" | tail -1 | one_line)"
+fi
 STATE=/run/gpu-numa-hook/nri-state.json
 [ "$(jq -r .connected "$STATE" 2>/dev/null)" = true ] && pass "the plugin's state file says connected ($(jq -r .runtime "$STATE"))" ||
     fail "state file" "$(cat "$STATE" 2>&1 | one_line)"
@@ -393,7 +405,7 @@ else fail "step aside" "log: $(grep "gpu-numa-nri\[$P2\]" "$LOG" | tail -3 | one
 
 # install --uninstall: what install added goes, the NRI table is as before
 OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-pre-registered --nri-plugin-dir "$TMP/nri-plugins" --uninstall 2>&1); RC=$?
-if [ "$SUITE" = trixie ]; then
+if [ "$MAJOR" = 1 ]; then
     [ "$RC" = 0 ] && [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] && [ ! -e "$CTD/conf.d/99-zz-gpu-numa-nri.toml" ] &&
         [ ! -e "$TMP/nri-plugins/99-gpu-numa" ] && [ "$(DUMP_NRI)" = "disable = true socket_path = \"$NRI_SOCK\"" ] &&
         pass "install --runtime nri --nri-pre-registered --uninstall (1.7): drop-in, import and 99-gpu-numa gone, config.toml as before, NRI off again" ||
@@ -401,8 +413,8 @@ if [ "$SUITE" = trixie ]; then
 else
     [ "$RC" = 0 ] && echo "$OUT" | grep -q "^removed: $TMP/nri-plugins/99-gpu-numa" && [ ! -e "$TMP/nri-plugins/99-gpu-numa" ] &&
         [ "$(md5sum <"$CTD/config.toml")" = "$BEFORE" ] &&
-        pass "install --runtime nri --nri-pre-registered --uninstall (2.1): 99-gpu-numa removed, containerd's config untouched" ||
-        fail "uninstall (2.1)" "rc $RC: $(echo "$OUT" | one_line)"
+        pass "install --runtime nri --nri-pre-registered --uninstall ($REL): 99-gpu-numa removed, containerd's config untouched" ||
+        fail "uninstall ($REL)" "rc $RC: $(echo "$OUT" | one_line)"
 fi
 
 # 11. a busy node: 12 pods with 512 KiB annotations put NRI's state past 6 MiB. A plugin that
@@ -418,7 +430,7 @@ stop_pidfile "$TMP/plugin-pre.pid"  # the pre-registered instance of step 10; a 
 : >"$TMP/plugin.log"
 start_plugin
 PB=$(cat "$TMP/plugin.pid")
-if [ "$SUITE" = sid ]; then
+if [ "$MAJOR" = 2 ]; then
     if wait_for "$LOG" "gpu-numa-nri\[$PB\] .*stage=nri-connect action=connected"; then
         C9=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" busy-node "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
         OUT=$(cri start "$C9"); RC2=$?
@@ -433,8 +445,8 @@ if [ "$SUITE" = sid ]; then
             grep -q "container=$C9 pod=default/gpu-pod name=busy-node stage=createRuntime action=allow" "$LOG" &&
             echo "$ST" | grep -q '^  nri: connected to containerd' && ! echo "$ST" | grep -q "NRI plugin" &&
             pass "12 pods with 512 KiB annotations: the plugin registered once (state file: connects 1, drops 0; no split-sync refusal in containerd's log), status counts it; the next GPU container got the hook" ||
-            fail "busy node (2.1)" "pods ${#BIG[@]} rc $RC/$RC2 ($OUT) registrations $NREG drops $NDROP state $(jq -c '{connects, drops, last_drop_reason}' "$STATE") status: $(echo "$ST" | grep -i nri | one_line) containerd: $(grep -i 'sync' "$TMP/containerd.log" | tail -2 | one_line)"
-    else fail "busy node registration (2.1)" "plugin: $(grep "gpu-numa-nri\[$PB\]" "$LOG" | tail -3 | one_line) containerd: $(grep -i sync "$TMP/containerd.log" | tail -2 | one_line)"; fi
+            fail "busy node ($REL)" "pods ${#BIG[@]} rc $RC/$RC2 ($OUT) registrations $NREG drops $NDROP state $(jq -c '{connects, drops, last_drop_reason}' "$STATE") status: $(echo "$ST" | grep -i nri | one_line) containerd: $(grep -i 'sync' "$TMP/containerd.log" | tail -2 | one_line)"
+    else fail "busy node registration ($REL)" "plugin: $(grep "gpu-numa-nri\[$PB\]" "$LOG" | tail -3 | one_line) containerd: $(grep -i sync "$TMP/containerd.log" | tail -2 | one_line)"; fi
 else
     if wait_for "$LOG" "gpu-numa-nri\[$PB\] .*stage=nri-connect action=disconnected" 3; then
         OUT=$("$HOOK" check 2>&1); RC=$?
@@ -450,6 +462,16 @@ else
     else fail "busy node drops (1.7)" "plugin: $(grep "gpu-numa-nri\[$PB\]" "$LOG" | tail -3 | one_line) containerd: $(grep -i -E 'sync|nri' "$TMP/containerd.log" | tail -3 | one_line)"; fi
 fi
 for b in "${BIG[@]}"; do cri stop-sandbox "$b" >/dev/null; cri remove-sandbox "$b" >/dev/null; done
+
+# NRI 0.12 calls each event by its own RPC and warns about plugins still answering StateChange:
+# ours subscribes to CreateContainer and UpdateContainer only, never served through StateChange
+if [ "$REL" = 2.3 ]; then
+    DEP=$(grep -i 'deprecated StateChange\|does not implement a dedicated' "$TMP/containerd.log" | grep gpu-numa | head -2)
+    N_CREATE=$(grep -c "stage=nri-create action=inject" "$LOG")
+    [ -z "$DEP" ] && [ "$N_CREATE" -gt 0 ] &&
+        pass "NRI 0.12: $N_CREATE CreateContainer calls served, and containerd logged no StateChange deprecation for our plugin" ||
+        fail "NRI 0.12 deprecations" "injections $N_CREATE; containerd: $(echo "$DEP" | one_line)"
+fi
 
 # teardown
 for c in "$C0" "$C1" "$C2" "${C3:-}" "${C4:-}" "${C5:-}" "${C6:-}" "${C7:-}" "${C8:-}" "${C9:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null; done
