@@ -1,12 +1,12 @@
 #include "cli/install/registrations.h"
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
+#include "cli/install/file_claims.h"
 #include "cli/install/file_writer.h"
 #include "cli/install/install_paths.h"
 #include "cli/install/install_record.h"
@@ -38,6 +38,7 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   const std::string ours = our_config(g);
   InstallState state(ours);
   const std::optional<InstallRecord> earlier = state.get(rt);
+  load_claims(state, rt);
   EngineEdit edit = o.uninstall ? engine->remove_runtime(io, earlier) : engine->add_runtime(io, earlier);
   std::vector<std::string> lines = edit.notes;  // printed once nothing can fail any more
 
@@ -65,35 +66,23 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
     InstallRecord r = edit.record;
     r.config = g_root.host(r.config);
     if (!r.dropin.empty()) r.dropin = g_root.host(r.dropin);
-    if (earlier) r.made_dirs = earlier->made_dirs;
-    state.put(rt, r);
+    state.put(rt, with_history(r, earlier));
   }
   if (!o.uninstall) save_state(state, o);
   for (const std::string& l : lines) said_note(l);
   bool changed = false;
-  if (o.uninstall && earlier)
-    for (const auto& [host_path, d] : earlier->wrote) g_exact[g_root.machine(host_path)] = d;
   for (const FileChange& c : edit.changes) changed = apply(c.path, c.before, c.after, o, earlier.has_value(), c.ours, c.dropin) || changed;
-  g_exact.clear();
-  std::map<std::string, std::string> engine_wrote;
-  engine_wrote.swap(g_wrote);  // the engine's files only: our config is undone from its record
   if (our_before && our_after != *our_before) changed = apply(ours, our_before, our_after, o, true) || changed;
   else if (o.uninstall && our_before && !o.dry_run) drop_spent_backup(ours, *our_before);
-  if (o.uninstall) {
+  if (o.uninstall && !o.dry_run) {
+    record_writes(state, rt, true);
     save_state(state, o);
     remove_made_dirs(earlier, o);
   } else if (!o.dry_run) {
     InstallRecord r = *state.get(rt);
     bool more = note_made_dirs(r);
-    for (const auto& [path, d] : engine_wrote) {
-      more = more || r.wrote[g_root.host(path)] != d;
-      r.wrote[g_root.host(path)] = d;
-    }
-    g_wrote.clear();
-    if (more) {
-      state.put(rt, r);
-      save_state(state, o);
-    }
+    if (more) state.put(rt, r);
+    if (record_writes(state, rt, false) || more) save_state(state, o);
   }
   return finish_install(o, changed, engine->restart_hint());
 }

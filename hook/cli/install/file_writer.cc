@@ -4,11 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
-#include <cstdio>
-#include <string_view>
 
 #include "base/error.h"
+#include "cli/install/file_claims.h"
 #include "cli/install/install_report.h"
 #include "host/fs/atomic_file.h"
 #include "host/fs/host_fs.h"
@@ -16,23 +14,7 @@
 
 namespace gnh::install_cli {
 
-namespace {
-
-// A digest of a file's text (FNV-1a, 64 bits): enough to tell whether anyone changed what install
-// wrote; nothing here is adversarial (the operator owns both the file and the state).
-std::string digest(std::string_view text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
-
-}  // namespace
-
 std::vector<std::string> g_made_dirs;
-std::map<std::string, std::string> g_wrote;
-std::map<std::string, std::string> g_exact;
 
 std::optional<std::string> read_optional(const std::string& path) {
   HostFs fs("/");
@@ -49,6 +31,7 @@ void make_parent_dirs(const std::string& path) {
 
 bool drop_spent_backup(const std::string& path, const std::string& now) {
   const std::string backup = path + ".gpu-numa-hook.bak";
+  if (claimed_by_others(path)) return false;  // their undo still needs the original
   auto b = read_optional(backup);
   if (!b || *b != now) return false;
   if (::unlink(backup.c_str()) != 0 && errno != ENOENT) fail_errno("cannot remove " + backup, errno);
@@ -58,13 +41,11 @@ bool drop_spent_backup(const std::string& path, const std::string& now) {
 bool apply(const std::string& path, const std::optional<std::string>& before, const std::optional<std::string>& computed,
            const InstallCommandOptions& o, bool keep_backup, bool ours, bool dropin) {
   std::optional<std::string> after = computed;
-  // Uninstall of a file still exactly as install left it: its backup, byte for byte, rather than
-  // the computed edit (which re-emits the engine's format).
-  if (o.uninstall && !ours && before && after) {
-    auto it = g_exact.find(path);
-    if (it != g_exact.end() && it->second == digest(*before))
-      if (auto backup = read_optional(path + ".gpu-numa-hook.bak")) after = *backup;
-  }
+  // Uninstall of a file still exactly as install left it, by the last registration that claims
+  // it: its backup, byte for byte, rather than the computed edit (which re-emits the engine's
+  // format). While another registration claims it, only self's part goes (the computed edit).
+  if (o.uninstall && !ours && before && after && !claimed_by_others(path) && still_as_written(path, *before))
+    if (auto backup = read_optional(path + ".gpu-numa-hook.bak")) after = *backup;
   const bool remove = !after;
   if ((remove && !before) || (!remove && before && *before == *after)) {
     said_file(path, "unchanged", "", "unchanged: " + path + (o.uninstall ? " (nothing of ours in it)" : "") + "\n");
@@ -78,7 +59,9 @@ bool apply(const std::string& path, const std::optional<std::string>& before, co
   }
   const std::string backup = path + ".gpu-numa-hook.bak";
   struct stat bst {};
-  if (before && !ours && !(keep_backup && ::stat(backup.c_str(), &bst) == 0)) write_file_atomically(backup, *before, 0600);
+  // A claimed file holds install's edits already: its backup (the original) was made then.
+  const bool keep = claimed(path) || (keep_backup && ::stat(backup.c_str(), &bst) == 0);
+  if (before && !ours && !keep) write_file_atomically(backup, *before, 0600);
   if (remove) {
     if (::unlink(path.c_str()) != 0) fail_errno("cannot remove " + path, errno);
     if (dropin) ::rmdir(path.substr(0, path.rfind('/')).c_str());  // fails, as it should, unless empty
@@ -89,7 +72,7 @@ bool apply(const std::string& path, const std::optional<std::string>& before, co
   struct stat st {};
   unsigned mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   write_file_atomically(path, *after, mode);
-  if (!o.uninstall && !ours) g_wrote[path] = digest(*after);
+  if (!ours) note_written(path, *after);
   if (o.uninstall && drop_spent_backup(path, *after)) {
     said_file(path, "restored", "", "restored: " + path + " (as before install; its backup removed)\n");
     return true;

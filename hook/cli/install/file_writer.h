@@ -3,7 +3,6 @@
 // a diff (--dry-run), and drop install's backup once uninstall has restored it.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,17 +19,15 @@ extern std::vector<std::string> g_made_dirs;
 // Creates the missing directories above `path`, each recorded in g_made_dirs.
 void make_parent_dirs(const std::string& path);
 
-// The engine files this run wrote (this machine's path -> digest), for the record; and, on
-// uninstall, what the record says install wrote, so an untouched file gets its backup back.
-extern std::map<std::string, std::string> g_wrote;
-extern std::map<std::string, std::string> g_exact;
-
 // Uninstall: install's backup of `path` goes once the file holds exactly what the backup does
-// (install undone, nothing of the operator's lost); a backup that differs stays, it is theirs.
+// (install undone, nothing of the operator's lost) and no other registration still claims the
+// file (cli/install/file_claims.h); a backup that differs stays, it is theirs.
 bool drop_spent_backup(const std::string& path, const std::string& now);
 
-// One file's change: printed as a diff (--dry-run) or made, with a backup of what was there.
-// Returns whether anything changed (or would). `after` nullopt: the file is removed.
+// One file's change: printed as a diff (--dry-run) or made, with a backup of what was there
+// unless a registration already claims the file (its backup is the original). Returns whether
+// anything changed (or would). `after` nullopt: the file is removed. On uninstall, a file still
+// exactly as install last wrote it, claimed by no other registration, gets its backup back.
 // `keep_backup`: an earlier install made the backup; it holds the operator's original and stays.
 // `ours`: a file of ours, which needs no backup; `dropin`: its directory goes when left empty.
 bool apply(const std::string& path, const std::optional<std::string>& before, const std::optional<std::string>& computed,

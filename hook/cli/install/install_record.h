@@ -13,7 +13,12 @@ namespace gnh::install_cli {
 
 // install-state.json: written before install touches a file (a failed write changes nothing) and
 // after uninstall has removed everything (a failed removal keeps the record).
-void save_state(const InstallState& state, const InstallCommandOptions& o);
+void save_state(InstallState& state, const InstallCommandOptions& o);
+
+// A re-install's record: what the edit computes now, with what earlier runs recorded of the host
+// kept (the directories made, the files written and their digests): a second identical run then
+// leaves install-state.json as it was, and the first run stays undoable byte for byte.
+InstallRecord with_history(InstallRecord fresh, const std::optional<InstallRecord>& earlier);
 
 // The directories this run made, added to the record (the host's paths); whether any were.
 bool note_made_dirs(InstallRecord& r);

@@ -31,7 +31,9 @@ class InstallState {
   }
   // The text the file will hold ("" when no record is left: the file goes).
   std::string text() const;
+  // What the file holds: as read, then as last saved (so a later save compares with the disk).
   const std::optional<std::string>& before() const { return before_; }
+  void saved(const std::string& text) { before_ = text.empty() ? std::nullopt : std::optional<std::string>(text); }
   const std::string& path() const { return path_; }
 
  private:
