@@ -38,9 +38,22 @@ engine_cleanup() {
     stop_pidfile "$TMP/dockerd.pid"
     for p in $(pgrep -f "containerd-shim-runc-v2 .*$TMP/ctd" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
     stop_pidfile "$TMP/containerd.pid"
+    # A container outlives its killed shim: whatever still runs in this run's cgroups is ours (their
+    # names carry the run's id), killed before the cgroups can go; bounded wait for them to exit.
+    for n in "$@"; do
+        for p in $(cat /sys/fs/cgroup/*/"$n"/cgroup.procs /sys/fs/cgroup/*/"$n"/*/cgroup.procs \
+                       /sys/fs/cgroup/*/"$n"/*/*/cgroup.procs 2>/dev/null | sort -u); do
+            kill -9 "$p" 2>/dev/null
+        done
+    done
     for n in "$@"; do
         for d in /sys/fs/cgroup/*/"$n"; do
-            [ -d "$d" ] && { find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null; }
+            [ -d "$d" ] || continue
+            for _ in $(seq 1 50); do
+                find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+                [ -d "$d" ] || break
+                sleep 0.1
+            done
         done
     done
     grep -o " ${TMP}[^ ]*" /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
