@@ -173,6 +173,17 @@ std::vector<unsigned char> dbus_set_allowed_memory_nodes_call(uint32_t serial, c
   return finish(w, len_at, body);
 }
 
+std::vector<unsigned char> dbus_get_property_call(uint32_t serial, const std::string& path, const std::string& interface,
+                                                  const std::string& property) {
+  Writer w;
+  size_t len_at = write_header(
+      w, {path.c_str(), "org.freedesktop.DBus.Properties", "Get", "org.freedesktop.systemd1", "ss"}, serial);
+  size_t body = w.size();
+  w.str(interface);
+  w.str(property);
+  return finish(w, len_at, body);
+}
+
 std::optional<size_t> dbus_message_size(const unsigned char* head, size_t limit) {
   bool big = head[0] == 'B';
   if ((head[0] != 'l' && !big) || head[3] != 1) return std::nullopt;
@@ -220,6 +231,11 @@ std::optional<DbusReply> parse_dbus_reply(const std::vector<unsigned char>& byte
     in.seek((fields_end + 7) / 8 * 8);
     std::string msg;
     if (in.str(&msg)) r.error_message = msg.substr(0, 300);
+  }
+  if (r.type == 2 && body_signature == "v") {
+    in.seek((fields_end + 7) / 8 * 8);
+    std::string inner, value;
+    if (in.sig(&inner) && inner == "s" && in.str(&value)) r.variant_string = value.substr(0, 300);
   }
   return r;
 }
