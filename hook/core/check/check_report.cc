@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_schema.h"
-#include "systemd/systemd_version.h"
+#include "systemd/allowed_nodes_probe.h"
 
 namespace gnh {
 
@@ -178,7 +178,7 @@ std::string check_text(const CheckResult& r) {
     for (const auto& u : r.systemd_updates) {
       std::string value = u.nodes.to_string();
       if (u.unsupported)
-        s += "  systemd: " + no_allowed_memory_nodes_text(u.unit, u.version) + "\n";
+        s += "  systemd: " + no_allowed_memory_nodes_text(u.unit) + "\n";
       else if (u.error.empty())
         s += "  systemd: " + u.unit + " AllowedMemoryNodes=" + value + " (runtime)\n";
       else

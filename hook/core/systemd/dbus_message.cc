@@ -232,11 +232,6 @@ std::optional<DbusReply> parse_dbus_reply(const std::vector<unsigned char>& byte
     std::string msg;
     if (in.str(&msg)) r.error_message = msg.substr(0, 300);
   }
-  if (r.type == 2 && body_signature == "v") {
-    in.seek((fields_end + 7) / 8 * 8);
-    std::string inner, value;
-    if (in.sig(&inner) && inner == "s" && in.str(&value)) r.variant_string = value.substr(0, 300);
-  }
   return r;
 }
 

@@ -19,9 +19,8 @@ std::vector<unsigned char> dbus_hello_call(uint32_t serial);
 std::vector<unsigned char> dbus_set_allowed_memory_nodes_call(uint32_t serial, const std::string& unit, bool runtime,
                                                              const std::vector<unsigned char>& bitmask);
 
-// org.freedesktop.DBus.Properties.Get(interface, property) on `path` of systemd: the Manager's
-// Version ("/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "Version"), or whether
-// a unit has a property at all (an UnknownProperty error when its systemd lacks it).
+// org.freedesktop.DBus.Properties.Get(interface, property) on `path` of systemd: whether a unit
+// has a property at all (an UnknownProperty error when its systemd lacks it).
 std::vector<unsigned char> dbus_get_property_call(uint32_t serial, const std::string& path, const std::string& interface,
                                                   const std::string& property);
 
@@ -34,7 +33,6 @@ struct DbusReply {
   uint32_t reply_serial = 0;     // 0 when the header has none
   std::string error_name;        // for errors
   std::string error_message;     // an error's first body argument, when it is a string
-  std::optional<std::string> variant_string;  // a method return whose body is one variant holding a string
 };
 
 // Reads the header fields of one whole message (dbus_message_size() bytes). nullopt when it is

@@ -60,11 +60,12 @@ inline std::vector<unsigned char> error_reply(uint32_t reply_serial, std::string
   return message(3, reply_serial, name, "s", body);
 }
 
-// The answer to Properties.Get of a string property: one variant "v" holding <s value>. The body
-// starts 8-aligned in the message, so offsets within it keep their alignment.
-inline std::vector<unsigned char> string_property_reply(uint32_t reply_serial, std::string_view value) {
-  std::vector<unsigned char> body = {1, 's', 0};
-  str(body, value);
+// The answer to Properties.Get of an "ay" property (AllowedMemoryNodes): one variant <ay bytes>.
+// The body starts 8-aligned in the message, so offsets within it keep their alignment.
+inline std::vector<unsigned char> byte_array_property_reply(uint32_t reply_serial, std::vector<unsigned char> bytes) {
+  std::vector<unsigned char> body = {2, 'a', 'y', 0};
+  u32(body, static_cast<uint32_t>(bytes.size()));
+  body.insert(body.end(), bytes.begin(), bytes.end());
   return message(2, reply_serial, "", "v", body);
 }
 

@@ -5,7 +5,7 @@
 #include "systemd/dbus_test_replies.h"
 #include "systemd/dbus_message.h"
 #include "systemd/systemd_unit.h"
-#include "systemd/systemd_version.h"
+#include "systemd/allowed_nodes_probe.h"
 
 using namespace gnh;
 
@@ -146,26 +146,6 @@ TEST_CASE("AUTH EXTERNAL carries the uid as hex of its decimal digits") {
   CHECK(dbus_auth_external_line(1000) == "AUTH EXTERNAL 31303030\r\n");
 }
 
-TEST_CASE("systemd's Version: the leading number, whatever follows") {
-  CHECK(parse_systemd_version("239") == 239);
-  CHECK(parse_systemd_version("239 (239-58.el8_6.8)") == 239);  // RHEL 8
-  CHECK(parse_systemd_version("v243.5-1.fc31") == 243);         // Fedora 31
-  CHECK(parse_systemd_version("252.22-1~deb12u1") == 252);      // Debian 12
-  CHECK(parse_systemd_version("257.7-1") == 257);
-  CHECK_FALSE(parse_systemd_version(""));
-  CHECK_FALSE(parse_systemd_version("v"));
-  CHECK_FALSE(parse_systemd_version("systemd 252"));
-  CHECK_FALSE(parse_systemd_version("99999999999"));
-}
-
-TEST_CASE("AllowedMemoryNodes: sent at once from 244, older or unknown asks the unit first") {
-  CHECK(allowed_nodes_support(244) == AllowedNodesSupport::yes);
-  CHECK(allowed_nodes_support(252) == AllowedNodesSupport::yes);
-  CHECK(allowed_nodes_support(243) == AllowedNodesSupport::ask_unit);
-  CHECK(allowed_nodes_support(239) == AllowedNodesSupport::ask_unit);  // RHEL 8 may have it backported
-  CHECK(allowed_nodes_support(std::nullopt) == AllowedNodesSupport::ask_unit);
-}
-
 TEST_CASE("a unit's D-Bus object path and interface, as systemd names them") {
   CHECK(unit_object_path("runc-c1.scope") == "/org/freedesktop/systemd1/unit/runc_2dc1_2escope");
   CHECK(unit_object_path("kubepods-pod1_2.slice") == "/org/freedesktop/systemd1/unit/kubepods_2dpod1_5f2_2eslice");
@@ -177,59 +157,47 @@ TEST_CASE("a unit's D-Bus object path and interface, as systemd names them") {
 }
 
 TEST_CASE("Properties.Get is marshalled as the D-Bus specification says") {
-  auto m = dbus_get_property_call(2, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "Version");
+  auto m = dbus_get_property_call(2, "/org/freedesktop/systemd1/unit/runc_2dc1_2escope", "org.freedesktop.systemd1.Scope",
+                                  "AllowedMemoryNodes");
   REQUIRE(m.size() >= 16);
   CHECK(dbus_message_size(m.data(), 1 << 20) == std::optional<size_t>(m.size()));
   std::vector<unsigned char> body;
-  u32(body, 32);
-  put(body, "org.freedesktop.systemd1.Manager");
+  u32(body, 30);
+  put(body, "org.freedesktop.systemd1.Scope");
   body.push_back(0);
-  u32(body, 7);
-  put(body, "Version");
+  u32(body, 18);
+  put(body, "AllowedMemoryNodes");
   body.push_back(0);
   CHECK(std::vector<unsigned char>(m.end() - static_cast<long>(body.size()), m.end()) == body);
   std::string text(m.begin(), m.end());
-  for (const char* s : {"/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get", "org.freedesktop.systemd1"})
+  for (const char* s : {"/org/freedesktop/systemd1/unit/runc_2dc1_2escope", "org.freedesktop.DBus.Properties", "Get",
+                        "org.freedesktop.systemd1"})
     CHECK(text.find(std::string(s) + '\0') != std::string::npos);
   CHECK(text.find(std::string("\x08\x01g\x00\x02ss\x00", 7)) != std::string::npos);  // signature "ss"
 }
 
-TEST_CASE("the Version reply: a variant holding a string, anything else is no version") {
-  auto r = parse_dbus_reply(dbus_replies::string_property_reply(2, "239 (239-58.el8)"));
+TEST_CASE("the probe's answers: UnknownProperty is read back by name") {
+  auto r = parse_dbus_reply(dbus_replies::error_reply(2, kUnknownPropertyError, "Unknown interface or property."));
   REQUIRE(r);
-  CHECK(r->type == 2);
+  CHECK(r->type == 3);
   CHECK(r->reply_serial == 2);
-  CHECK(r->variant_string == std::optional<std::string>("239 (239-58.el8)"));
-  auto plain = parse_dbus_reply(dbus_replies::method_return(3));
-  REQUIRE(plain);
-  CHECK_FALSE(plain->variant_string);
-  std::vector<unsigned char> ay = {2, 'a', 'y', 0};
-  dbus_replies::u32(ay, 1);
-  ay.push_back(3);
-  auto bytes = parse_dbus_reply(dbus_replies::message(2, 3, "", "v", ay));
-  REQUIRE(bytes);
-  CHECK_FALSE(bytes->variant_string);
-  std::vector<unsigned char> long_string = {1, 's', 0};
-  dbus_replies::u32(long_string, 1000);  // a string said to run past the message
-  dbus_replies::put(long_string, "252");
-  long_string.push_back(0);
-  auto hostile = parse_dbus_reply(dbus_replies::message(2, 2, "", "v", long_string));
-  REQUIRE(hostile);
-  CHECK_FALSE(hostile->variant_string);
+  CHECK(r->error_name == "org.freedesktop.DBus.Error.UnknownProperty");
+  auto value = parse_dbus_reply(dbus_replies::byte_array_property_reply(2, {0x03}));  // what 252 answers
+  REQUIRE(value);
+  CHECK(value->type == 2);
+  CHECK(value->error_name == "");
 }
 
 TEST_CASE("a systemd without AllowedMemoryNodes: named, not a failure, and no command that cannot work") {
-  CHECK(no_allowed_memory_nodes_text("runc-c1.scope", "239") ==
-        "runc-c1.scope not told: systemd 239 has no AllowedMemoryNodes= (upstream added it in 244) and leaves "
+  CHECK(no_allowed_memory_nodes_text("runc-c1.scope") ==
+        "runc-c1.scope not told: its systemd has no AllowedMemoryNodes= (upstream added it in 244) and leaves "
         "cpuset.mems alone, so the value written stays; nothing to run");
-  CHECK(no_allowed_memory_nodes_text("runc-c1.scope", "").find("this systemd has no AllowedMemoryNodes=") !=
-        std::string::npos);
   bool failed = true;
-  UnitUpdate old{"runc-c1.scope", NodeSet::of({0, 1}), "", true, "239"};
-  UnitUpdate ok{"machine.slice", NodeSet::of({0, 1}), "", false, "252"};
+  UnitUpdate old{"runc-c1.scope", NodeSet::of({0, 1}), "", true};
+  UnitUpdate ok{"machine.slice", NodeSet::of({0, 1}), "", false};
   std::string s = describe_unit_updates({ok, old}, &failed);
   CHECK_FALSE(failed);
-  CHECK(s == " (systemd AllowedMemoryNodes: machine.slice=0-1); systemd runc-c1.scope not told: systemd 239 has no "
+  CHECK(s == " (systemd AllowedMemoryNodes: machine.slice=0-1); runc-c1.scope not told: its systemd has no "
              "AllowedMemoryNodes= (upstream added it in 244) and leaves cpuset.mems alone, so the value written stays; "
              "nothing to run");
   CHECK(s.find("set-property") == std::string::npos);

@@ -1,6 +1,6 @@
 #include "systemd/systemd_unit.h"
 
-#include "systemd/systemd_version.h"
+#include "systemd/allowed_nodes_probe.h"
 
 namespace gnh {
 
@@ -46,7 +46,7 @@ std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* 
   for (const auto& u : updates) {
     std::string value = u.nodes.to_string();
     if (u.unsupported) {
-      bad += "; systemd " + no_allowed_memory_nodes_text(u.unit, u.version);
+      bad += "; " + no_allowed_memory_nodes_text(u.unit);
       continue;
     }
     if (u.error.empty()) {

@@ -28,9 +28,8 @@ struct UnitUpdate {
   std::string unit;   // "runc-c1.scope"
   NodeSet nodes;      // the AllowedMemoryNodes= sent: the value written to its cpuset.mems
   std::string error;  // "" when systemd accepted it
-  // Not sent: this systemd has no AllowedMemoryNodes= (systemd_version.h); `version` as it said.
+  // Not sent: this systemd has no AllowedMemoryNodes= (allowed_nodes_probe.h).
   bool unsupported = false;
-  std::string version;
 };
 
 // For the hook's log line: " (systemd AllowedMemoryNodes: runc-c1.scope=0-1)", and for each call

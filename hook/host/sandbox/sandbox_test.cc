@@ -173,7 +173,7 @@ TEST_CASE("sandboxed: the D-Bus call to systemd goes through the allow-list as i
   REQUIRE(std::system(("mkdir -p " + dir + "/run/systemd").c_str()) == 0);
   ScriptedSystemd systemd(dir + "/run/systemd/private");
   std::thread server([&] {
-    systemd.serve({dbus_replies::string_property_reply(2, "252.22-1~deb12u1"), dbus_replies::method_return(4)});
+    systemd.serve({dbus_replies::byte_array_property_reply(2, {0x01}), dbus_replies::method_return(3)});
   });
   std::string out = in_sandboxed_child([&] {
     return set_unit_allowed_memory_nodes(HostFs(dir), "runc-c1.scope", NodeSet::of({0, 1}),
@@ -184,7 +184,7 @@ TEST_CASE("sandboxed: the D-Bus call to systemd goes through the allow-list as i
   CHECK(out == "");
   CHECK(systemd.auth == std::string(1, '\0') + dbus_auth_external_line(static_cast<unsigned>(::geteuid())));
   REQUIRE(systemd.calls.size() == 2);
-  CHECK(systemd.calls[1] == dbus_set_allowed_memory_nodes_call(4, "runc-c1.scope", true, {0x03}));
+  CHECK(systemd.calls[1] == dbus_set_allowed_memory_nodes_call(3, "runc-c1.scope", true, {0x03}));
   // No socket at all (no systemd private socket, no system bus): an answer naming both, not a hang.
   std::string none = in_sandboxed_child([&] {
     return set_unit_allowed_memory_nodes(HostFs(dir + "/nowhere"), "runc-c1.scope", NodeSet::of({0, 1}),

@@ -10,7 +10,7 @@
 
 #include "systemd/dbus_message.h"
 #include "systemd/systemd_unit.h"
-#include "systemd/systemd_version.h"
+#include "systemd/allowed_nodes_probe.h"
 
 namespace gnh {
 
@@ -168,30 +168,21 @@ class Connection {
   Socket s_{-1};
 };
 
-constexpr char kUnknownProperty[] = "org.freedesktop.DBus.Error.UnknownProperty";
-
-// Version, then (below 244) the unit's property, then the Set; serials 2, 3, 4 (1 is Hello).
+// The unit's property, then the Set; serials 2 and 3 (1 is Hello).
 AllowedNodesAnswer tell_on(const std::string& socket_path, bool bus, const std::string& unit, const NodeSet& nodes,
                            const Deadline& deadline) {
   AllowedNodesAnswer a;
   Connection c(socket_path, deadline);
   if (a.error = c.open(bus); !a.error.empty()) return a;
-  DbusReply version;
-  if (c.call(dbus_get_property_call(2, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "Version"), 2,
-             &version)
-          .empty())
-    a.version = version.variant_string.value_or("");
-  if (allowed_nodes_support(parse_systemd_version(a.version)) == AllowedNodesSupport::ask_unit) {
-    DbusReply probe;
-    std::string e = c.call(dbus_get_property_call(3, unit_object_path(unit), unit_interface(unit), "AllowedMemoryNodes"),
-                           3, &probe);
-    if (!e.empty() && probe.error_name == kUnknownProperty) {
-      a.unsupported = true;
-      return a;
-    }
-    // Any other answer (the property's value, NoSuchUnit, ...): the Set below says what it says.
+  DbusReply probe;
+  std::string e =
+      c.call(dbus_get_property_call(2, unit_object_path(unit), unit_interface(unit), "AllowedMemoryNodes"), 2, &probe);
+  if (!e.empty() && probe.error_name == kUnknownPropertyError) {
+    a.unsupported = true;
+    return a;
   }
-  a.error = c.call(dbus_set_allowed_memory_nodes_call(4, unit, true, allowed_nodes_bitmask(nodes)), 4);
+  // Any other answer (the property's value, NoSuchUnit, ...): the Set says what it says.
+  a.error = c.call(dbus_set_allowed_memory_nodes_call(3, unit, true, allowed_nodes_bitmask(nodes)), 3);
   return a;
 }
 
@@ -199,7 +190,7 @@ AllowedNodesAnswer tell_on(const std::string& socket_path, bool bus, const std::
 
 AllowedNodesAnswer set_unit_allowed_memory_nodes(const HostFs& fs, const std::string& unit, const NodeSet& nodes,
                                                  const Deadline& deadline) {
-  if (nodes.empty()) return {"refusing to set an empty AllowedMemoryNodes (systemd reads it as no restriction)", false, ""};
+  if (nodes.empty()) return {"refusing to set an empty AllowedMemoryNodes (systemd reads it as no restriction)", false};
   // systemd's own socket first (root only, no dbus-daemon in between; what systemctl uses as root),
   // then the system bus, as runc does when the private socket is not there.
   AllowedNodesAnswer priv = tell_on(fs.resolve("/run/systemd/private"), false, unit, nodes, deadline);

@@ -16,13 +16,12 @@ struct AllowedNodesAnswer {
   // "" when systemd took it (or was not asked, below); else what went wrong, for the operator
   // ("connect /run/dbus/system_bus_socket: ENOENT", "org.freedesktop.systemd1.NoSuchUnit: ...").
   std::string error;
-  // This systemd has no AllowedMemoryNodes= (systemd_version.h): nothing was sent.
+  // This systemd has no AllowedMemoryNodes= (allowed_nodes_probe.h): nothing was sent.
   bool unsupported = false;
-  std::string version;  // the Manager's Version as read, "" when not
 };
 
 // SetUnitProperties(unit, runtime=true, AllowedMemoryNodes=nodes), on one connection after asking
-// the Manager's Version and, below 244, whether the unit has the property at all.
+// the unit whether it has the property at all.
 AllowedNodesAnswer set_unit_allowed_memory_nodes(const HostFs& fs, const std::string& unit, const NodeSet& nodes,
                                                  const Deadline& deadline);
 

@@ -1,21 +1,8 @@
-#include "systemd/systemd_version.h"
+#include "systemd/allowed_nodes_probe.h"
 
 #include <cstdio>
 
 namespace gnh {
-
-std::optional<int> parse_systemd_version(std::string_view v) {
-  if (!v.empty() && v.front() == 'v') v.remove_prefix(1);
-  int n = 0;
-  size_t i = 0;
-  for (; i < v.size() && v[i] >= '0' && v[i] <= '9' && i < 6; ++i) n = n * 10 + (v[i] - '0');
-  if (i == 0 || (i < v.size() && v[i] >= '0' && v[i] <= '9')) return std::nullopt;  // none, or absurdly long
-  return n;
-}
-
-AllowedNodesSupport allowed_nodes_support(std::optional<int> version) {
-  return version && *version >= kAllowedMemoryNodesSince ? AllowedNodesSupport::yes : AllowedNodesSupport::ask_unit;
-}
 
 std::string unit_object_path(std::string_view unit) {
   std::string out = "/org/freedesktop/systemd1/unit/";
@@ -42,9 +29,8 @@ std::string unit_interface(std::string_view unit) {
   return "org.freedesktop.systemd1.Scope";
 }
 
-std::string no_allowed_memory_nodes_text(const std::string& unit, const std::string& version) {
-  std::string which = version.empty() ? "this systemd" : "systemd " + version;
-  return unit + " not told: " + which + " has no AllowedMemoryNodes= (upstream added it in 244) and leaves cpuset.mems " +
+std::string no_allowed_memory_nodes_text(const std::string& unit) {
+  return unit + " not told: its systemd has no AllowedMemoryNodes= (upstream added it in 244) and leaves cpuset.mems " +
          "alone, so the value written stays; nothing to run";
 }
 
