@@ -25,6 +25,7 @@
 #include "host/driver/nvml_cache_reader.h"
 #include "host/check/running_containers.h"
 #include "host/systemd/systemd_durable.h"
+#include "systemd/allowed_nodes_probe.h"
 
 namespace gnh {
 
@@ -155,7 +156,9 @@ void log_container_fixes(const HostFs& fs, const Config& config, const CheckResu
   }
   for (const auto& u : r.systemd_updates) {
     std::string value = u.nodes.to_string();
-    if (u.error.empty())
+    if (u.unsupported)
+      record("info", "patch", "-", "-", {}, {}, "check --fix: " + no_allowed_memory_nodes_text(u.unit));
+    else if (u.error.empty())
       record("info", "patch", "-", "-", {}, {}, "check --fix set AllowedMemoryNodes=" + value + " on " + u.unit + " (runtime)");
     else
       record("warn", "warn", "-", "-", {}, {},

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The Debian 12 root file system the systemd VM test boots (systemd 252 as PID 1, runc 1.1.5), built
+# The Debian 12 root file system the systemd VM test boots (systemd 252 as PID 1, runc 1.1.5, crun 1.8.1), built
 # with mmdebstrap from Debian's packages, once, into a cache keyed by the package list and suite:
 # a new list builds a new tarball beside the old one.
 #
@@ -11,9 +11,9 @@
 set -euo pipefail
 
 suite=bookworm
-# minbase plus what the scenario needs: systemd as init, the system bus runc talks to, runc, a shell
-# toolbox for the container and the scenario. Nothing else boots.
-include=systemd,systemd-sysv,dbus,runc,busybox-static,kmod
+# minbase plus what the scenario needs: systemd as init, the system bus runc talks to, runc and crun,
+# a shell toolbox for the container and the scenario. Nothing else boots.
+include=systemd,systemd-sysv,dbus,runc,crun,busybox-static,kmod
 key=$(printf '%s %s v1' "$suite" "$include" | sha256sum | cut -c1-12)
 dir=${VM_PARTS_DIR:-/var/cache/gpu-numa-hook-vm}/systemd-rootfs
 tarball=$dir/rootfs-$suite-$key.tar

@@ -84,10 +84,12 @@ mkbundle() { # NAME CGROUPS_PATH CONFIG
 mkbundle ctr-on gnh-on.slice:gnh:ctr-on config.toml
 mkbundle ctr-off gnh-off.slice:gnh:ctr-off no-systemd-property.toml
 mkbundle ctr-upd system.slice:gnh:ctr-upd no-systemd-property.toml
+# crun's container, as podman on Fedora/RHEL runs it: `check` must find it in crun's state (/run/crun).
+mkbundle ctr-crun gnh-crun.slice:gnh:ctr-crun no-systemd-property.toml
 
 # Two slices that pin memory to node 0 themselves (AllowedMemoryNodes=0), so the patch widens a
 # parent slice as well as the container's scope.
-for s in gnh-on gnh-off; do printf '[Slice]\nAllowedMemoryNodes=0\n' >"$ROOT/etc/systemd/system/$s.slice"; done
+for s in gnh-on gnh-off gnh-crun; do printf '[Slice]\nAllowedMemoryNodes=0\n' >"$ROOT/etc/systemd/system/$s.slice"; done
 # An unrelated service for `systemctl restart` and `set-property`.
 cat >"$ROOT/etc/systemd/system/gnh-idle.service" <<'UNIT'
 [Service]

@@ -17,13 +17,16 @@ RUNC="runc --systemd-cgroup"
 ON=gnh.slice/gnh-on.slice/gnh-ctr-on.scope
 OFF=gnh.slice/gnh-off.slice/gnh-ctr-off.scope
 UPD=system.slice/gnh-ctr-upd.scope
+# crun puts the container in a "container" sub-cgroup of its scope (its default with systemd).
+CRN=gnh.slice/gnh-crun.slice/gnh-ctr-crun.scope/container
+effective() { cat "/sys/fs/cgroup/$1/cpuset.mems.effective" 2>/dev/null || echo "(no $1)"; }
 state() { # the scope and its parent slice: cpuset.mems and the units' AllowedMemoryNodes
 	local scope=$1 slice=${1%/*}
 	echo "$(mems "$slice")/$(mems "$scope") unit:$(allowed "${slice##*/}")/$(allowed "${scope##*/}")"
 }
 
 phase setup
-echo "systemd: $(systemctl --version | head -1); runc: $(runc --version | head -1); kernel $(uname -r)"
+echo "systemd: $(systemctl --version | head -1); runc: $(runc --version | head -1); crun: $(crun --version | head -1); kernel $(uname -r)"
 echo "nodes with memory: $(cat /sys/devices/system/node/has_memory); root cpuset.mems.effective: $(cat /sys/fs/cgroup/cpuset.mems.effective)"
 echo "PID 1: $(cat /proc/1/comm); cgroup: $(stat -fc %T /sys/fs/cgroup)"
 # The fake NVIDIA driver, in its real format (tests/vm/README.md): one GPU whose memory is node 1.
@@ -53,6 +56,12 @@ phase start-containers
 start ctr-off
 start ctr-upd
 start ctr-on
+if crun --systemd-cgroup run -d --bundle /opt/gnh/bundles/ctr-crun ctr-crun </dev/null >/tmp/ctr-crun.out 2>&1; then
+	echo "started ctr-crun (crun); its status: $(tr -d '\n' </run/crun/ctr-crun/status)"
+else
+	fail "ctr-crun: crun run failed: $(tr '\n' ' ' </tmp/ctr-crun.out)"
+fi
+expect "crun: the hook widened the container's cgroup" "$(effective $CRN)" "0-1"
 grep -E 'container=ctr-' /var/log/gpu-numa-hook.log
 echo "hook run times: $(sed -n 's/.*container=\(ctr-[a-z]*\) stage=prestart.* duration-us=\([0-9]*\).*/\1=\2us/p' /var/log/gpu-numa-hook.log | tr '\n' ' ')"
 expect "with the durable step: the hook patched scope and slice, and set both units' AllowedMemoryNodes" "$(state $ON)" "0-1/0-1 unit:0-1/0-1"
@@ -94,6 +103,7 @@ echo "FINDING: daemon-reload: ctr-on $(state $ON); ctr-off $(state $OFF); ctr-up
 expect "WITH the durable step: after daemon-reload the scope and slice still hold node 1" "$(state $ON)" "0-1/0-1 unit:0-1/0-1"
 expect "WITHOUT it: after daemon-reload systemd has taken node 1 away again" "$(mems $OFF)" "0"
 expect "shim update: after daemon-reload runc's AllowedMemoryNodes=0-1 keeps node 1" "$(mems $UPD)" "0-1"
+expect "crun, without the durable step: after daemon-reload its cgroup lost node 1" "$(effective $CRN)" "0"
 pid=$($RUNC state ctr-on | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
 expect "ctr-on's process still may use node 1" "$(sed -n 's/^Mems_allowed_list:\s*//p' /proc/$pid/status)" "0-1"
 pid=$($RUNC state ctr-off | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
@@ -106,18 +116,22 @@ cat /tmp/check.out
 expect "check exits 1 for a running GPU container that lost its GPU's node" "$rc" "1"
 grep -q 'ctr-off' /tmp/check.out && pass "check names ctr-off" || fail "check does not name ctr-off"
 grep -q 'ctr-on' /tmp/check.out && fail "check names ctr-on, which has its node" || pass "check does not name ctr-on"
+grep -q "  ctr-crun  /$CRN  " /tmp/check.out && pass "check names ctr-crun (crun's state) with its cgroup" ||
+	fail "check does not name ctr-crun with /$CRN"
 gpu-numa-hook check --json >/tmp/check.json 2>/dev/null
 grep -q '"container": "ctr-off"' /tmp/check.json && pass "check --json names ctr-off" || fail "check --json: $(head -c 600 /tmp/check.json)"
 gpu-numa-hook check --prometheus /tmp/check.prom >/dev/null 2>&1
 grep 'gpu_numa_hook_containers_lost_gpu_node' /tmp/check.prom
-expect "Prometheus: one container lost a GPU node" "$(awk '$1=="gpu_numa_hook_containers_lost_gpu_node"{print $2}' /tmp/check.prom)" "1"
+expect "Prometheus: two containers lost a GPU node (runc's ctr-off, crun's ctr-crun)" "$(awk '$1=="gpu_numa_hook_containers_lost_gpu_node"{print $2}' /tmp/check.prom)" "2"
 gpu-numa-hook check --fix >/tmp/fix.out 2>&1
 rc=$?
 cat /tmp/fix.out
 expect "check --fix exits 0" "$rc" "0"
 expect "check --fix re-applied node 1 through the durable path (cgroups and units)" "$(state $OFF)" "0-1/0-1 unit:0-1/0-1"
+expect "check --fix re-patched crun's container" "$(effective $CRN)" "0-1"
 systemctl daemon-reload
 expect "after check --fix, daemon-reload keeps node 1 for ctr-off" "$(state $OFF)" "0-1/0-1 unit:0-1/0-1"
+expect "after check --fix, daemon-reload keeps node 1 for ctr-crun" "$(effective $CRN)" "0-1"
 gpu-numa-hook check >/dev/null 2>&1
 expect "check exits 0 afterwards" "$?" "0"
 
@@ -130,6 +144,7 @@ else
 	pass "the hook's D-Bus calls ran inside its full sandbox (no 'sandbox incomplete', no EPERM in its log)"
 fi
 for c in ctr-on ctr-off ctr-upd; do $RUNC delete -f $c >/dev/null 2>&1; done
+crun --systemd-cgroup delete -f ctr-crun >/dev/null 2>&1
 echo "---- hook log ----"
 cat /var/log/gpu-numa-hook.log
 echo "scenario took $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')s, started ${BOOT_AT}s after boot"

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_schema.h"
+#include "systemd/allowed_nodes_probe.h"
 
 namespace gnh {
 
@@ -176,7 +177,9 @@ std::string check_text(const CheckResult& r) {
     s += container_fixes_text(r.container_fixes);
     for (const auto& u : r.systemd_updates) {
       std::string value = u.nodes.to_string();
-      if (u.error.empty())
+      if (u.unsupported)
+        s += "  systemd: " + no_allowed_memory_nodes_text(u.unit) + "\n";
+      else if (u.error.empty())
         s += "  systemd: " + u.unit + " AllowedMemoryNodes=" + value + " (runtime)\n";
       else
         s += "  systemd: FAILED to set " + u.unit + " AllowedMemoryNodes=" + value + ": " + u.error +
@@ -234,7 +237,9 @@ std::string check_json(const CheckResult& r) {
   j["container_fixes"] = fixes;
   json units = json::array();
   for (const auto& u : r.systemd_updates)
-    units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()}, {"error", u.error.empty() ? json(nullptr) : json(u.error)}});
+    units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()},
+                     {"error", u.error.empty() ? json(nullptr) : json(u.error)},
+                     {"unsupported", u.unsupported}});  // not sent: this systemd has no such property
   j["systemd_updates"] = units;
   j["nri_plugin"] = r.nri_applicable ? json{{"connected", !r.nri_problem},
                                              {"problem", r.nri_problem ? json(*r.nri_problem) : json(nullptr)},

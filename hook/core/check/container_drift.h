@@ -14,7 +14,7 @@ namespace gnh {
 
 struct RunningGpuContainer {
   std::string id;
-  std::string runtime_root;  // where its state.json is ("/run/runc")
+  std::string runtime_root;  // the state root it was found in ("/run/runc", "/run/crun")
   std::string cgroup;        // beneath the cpuset hierarchy's mount ("/system.slice/runc-c1.scope")
   NodeSet mems;              // its effective cpuset.mems now
   NodeSet gpu_nodes;         // memory nodes of the GPUs its bundle asks for

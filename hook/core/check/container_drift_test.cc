@@ -47,7 +47,7 @@ TEST_CASE("check: a lost GPU node is a problem in the exit code, the text, the J
 
   // Fixed, and systemd told: clean.
   r.container_fixes.push_back({"c1", "/system.slice/runc-c1.scope", NodeSet::of({0}), NodeSet::of({0, 1}), true, false, ""});
-  r.systemd_updates.push_back({"runc-c1.scope", NodeSet::of({0, 1}), ""});
+  r.systemd_updates.push_back({"runc-c1.scope", NodeSet::of({0, 1}), "", false});
   r.lost_after = std::vector<LostGpuNode>{};
   CHECK(r.exit_code() == 0);
   CHECK(check_text(r).find("container c1 (/system.slice/runc-c1.scope)  0 -> 0-1") != std::string::npos);
@@ -56,4 +56,13 @@ TEST_CASE("check: a lost GPU node is a problem in the exit code, the text, the J
   r.systemd_updates[0].error = "connect /run/systemd/private: Permission denied";
   CHECK(r.exit_code() == 1);
   CHECK(check_text(r).find("systemctl set-property --runtime runc-c1.scope AllowedMemoryNodes=0-1") != std::string::npos);
+  // A systemd without AllowedMemoryNodes= (upstream 239) was not sent it: it leaves cpuset.mems
+  // alone, so the fix stands; said, not counted, and no command that cannot work there.
+  r.systemd_updates[0] = {"runc-c1.scope", NodeSet::of({0, 1}), "", true};
+  CHECK(r.exit_code() == 0);
+  CHECK(check_text(r).find("  systemd: runc-c1.scope not told: its systemd has no AllowedMemoryNodes= (upstream added "
+                           "it in 244) and leaves cpuset.mems alone, so the value written stays; nothing to run\n") !=
+        std::string::npos);
+  CHECK(check_text(r).find("set-property") == std::string::npos);
+  CHECK(check_json(r).find("\"unsupported\": true") != std::string::npos);
 }

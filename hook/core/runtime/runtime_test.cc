@@ -1,5 +1,5 @@
 // The runtime shim's pure parts: runc's argv, the config.json edit, update's merge rule, runc's
-// state.json.
+// state.json; and crun's status, which `check` reads.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "runtime/crun_status.h"
 #include "runtime/prestart_registration.h"
 #include "runtime/runc_command_line.h"
 #include "runtime/runc_log_entry.h"
@@ -173,6 +174,42 @@ TEST_CASE("runc state.json: bundle label and cpuset path (v1), the unified path 
   CHECK(v2.cpuset_dir == "/sys/fs/cgroup/x");
   CHECK(!v2.bundle);
   CHECK_THROWS_AS(parse_runc_state("[1]"), Error);
+}
+
+namespace {
+
+std::string crun_fixture(const char* name) {
+  std::ifstream f(std::string(GNH_SOURCE_DIR) + "/tests/fixtures/crun-1.8.1/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("crun status as crun 1.8.1 writes it: bundle and the cgroup path within the hierarchy") {
+  std::string cgroupfs = crun_fixture("status-cgroupfs");
+  REQUIRE(!cgroupfs.empty());
+  auto a = parse_crun_status(cgroupfs);
+  CHECK(a.bundle == "/tmp/crun-obs.VU1n/b");
+  CHECK(a.cgroup_path == "/gnh-obs/crunobs1");
+  auto p = parse_crun_status(crun_fixture("status-podman"));
+  CHECK(p.bundle ==
+        "/tmp/pobs.9Ldr/root/vfs-containers/0bc87a00f73488fbd04d6311863f7b7a8b757554cc7eb37aa6f05737069d3c11/userdata");
+  CHECK(p.cgroup_path == "/gnh-pobs/libpod-0bc87a00f73488fbd04d6311863f7b7a8b757554cc7eb37aa6f05737069d3c11");
+}
+
+TEST_CASE("crun status: no cgroup, a relative or escaping path, a missing bundle, not an object") {
+  CHECK(!parse_crun_status(R"({"cgroup-path":"","bundle":"/b"})").cgroup_path);  // crun made no cgroup
+  CHECK(!parse_crun_status(R"({"cgroup-path":"x/y","bundle":"/b"})").cgroup_path);
+  CHECK(!parse_crun_status(R"({"cgroup-path":"/x/../../etc","bundle":"/b"})").cgroup_path);
+  CHECK(parse_crun_status(R"({"cgroup-path":"/x/..y","bundle":"/b"})").cgroup_path == "/x/..y");
+  CHECK(parse_crun_status(R"({"cgroup-path":"/machine.slice/libpod-1.scope/container"})").cgroup_path ==
+        "/machine.slice/libpod-1.scope/container");
+  CHECK(!parse_crun_status(R"({"cgroup-path":"/a","bundle":7})").bundle);
+  CHECK(!parse_crun_status(R"({"cgroup-path":"/a"})").bundle);
+  CHECK_THROWS_AS(parse_crun_status("[1]"), Error);
+  CHECK_THROWS_AS(parse_crun_status("{"), Error);
 }
 
 TEST_CASE("runc's log: our error in the format the caller reads") {

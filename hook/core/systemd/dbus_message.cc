@@ -173,6 +173,17 @@ std::vector<unsigned char> dbus_set_allowed_memory_nodes_call(uint32_t serial, c
   return finish(w, len_at, body);
 }
 
+std::vector<unsigned char> dbus_get_property_call(uint32_t serial, const std::string& path, const std::string& interface,
+                                                  const std::string& property) {
+  Writer w;
+  size_t len_at = write_header(
+      w, {path.c_str(), "org.freedesktop.DBus.Properties", "Get", "org.freedesktop.systemd1", "ss"}, serial);
+  size_t body = w.size();
+  w.str(interface);
+  w.str(property);
+  return finish(w, len_at, body);
+}
+
 std::optional<size_t> dbus_message_size(const unsigned char* head, size_t limit) {
   bool big = head[0] == 'B';
   if ((head[0] != 'l' && !big) || head[3] != 1) return std::nullopt;

@@ -19,6 +19,11 @@ std::vector<unsigned char> dbus_hello_call(uint32_t serial);
 std::vector<unsigned char> dbus_set_allowed_memory_nodes_call(uint32_t serial, const std::string& unit, bool runtime,
                                                              const std::vector<unsigned char>& bitmask);
 
+// org.freedesktop.DBus.Properties.Get(interface, property) on `path` of systemd: whether a unit
+// has a property at all (an UnknownProperty error when its systemd lacks it).
+std::vector<unsigned char> dbus_get_property_call(uint32_t serial, const std::string& path, const std::string& interface,
+                                                  const std::string& property);
+
 // The size of the whole message whose first 16 bytes are `head` (fixed header), or nullopt when
 // the header is not a little- or big-endian D-Bus message we can read or claims more than `limit`.
 std::optional<size_t> dbus_message_size(const unsigned char* head, size_t limit);

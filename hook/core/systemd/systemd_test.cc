@@ -2,8 +2,10 @@
 
 #include <string>
 
+#include "systemd/dbus_test_replies.h"
 #include "systemd/dbus_message.h"
 #include "systemd/systemd_unit.h"
+#include "systemd/allowed_nodes_probe.h"
 
 using namespace gnh;
 
@@ -15,41 +17,10 @@ std::vector<unsigned char> bytes_of(std::initializer_list<int> v) {
   return b;
 }
 
-void put(std::vector<unsigned char>& b, std::string_view s) { b.insert(b.end(), s.begin(), s.end()); }
-void u32(std::vector<unsigned char>& b, uint32_t v) {
-  while (b.size() % 4) b.push_back(0);
-  for (int i = 0; i < 4; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
-}
-void pad8(std::vector<unsigned char>& b) {
-  while (b.size() % 8) b.push_back(0);
-}
-
-// An error reply as systemd sends it, built byte by byte from the specification.
-std::vector<unsigned char> error_reply(uint32_t reply_serial, std::string_view name, std::string_view message) {
-  std::vector<unsigned char> b = bytes_of({'l', 3, 1, 1});
-  u32(b, 0);  // body length, below
-  u32(b, 9);
-  u32(b, 0);  // fields length, below
-  b.insert(b.end(), {4, 1, 's', 0});
-  u32(b, static_cast<uint32_t>(name.size()));
-  put(b, name);
-  b.push_back(0);
-  pad8(b);
-  b.insert(b.end(), {5, 1, 'u', 0});
-  u32(b, reply_serial);
-  pad8(b);
-  b.insert(b.end(), {8, 1, 'g', 0, 1, 's', 0});
-  uint32_t fields = static_cast<uint32_t>(b.size() - 16);
-  pad8(b);
-  size_t body = b.size();
-  u32(b, static_cast<uint32_t>(message.size()));
-  put(b, message);
-  b.push_back(0);
-  uint32_t body_len = static_cast<uint32_t>(b.size() - body);
-  for (int i = 0; i < 4; ++i) b[4 + i] = static_cast<unsigned char>(body_len >> (8 * i));
-  for (int i = 0; i < 4; ++i) b[12 + i] = static_cast<unsigned char>(fields >> (8 * i));
-  return b;
-}
+using dbus_replies::error_reply;
+using dbus_replies::pad8;
+using dbus_replies::put;
+using dbus_replies::u32;
 
 }  // namespace
 
@@ -173,4 +144,61 @@ TEST_CASE("replies: method return, error with its message, and hostile bytes") {
 TEST_CASE("AUTH EXTERNAL carries the uid as hex of its decimal digits") {
   CHECK(dbus_auth_external_line(0) == "AUTH EXTERNAL 30\r\n");
   CHECK(dbus_auth_external_line(1000) == "AUTH EXTERNAL 31303030\r\n");
+}
+
+TEST_CASE("a unit's D-Bus object path and interface, as systemd names them") {
+  CHECK(unit_object_path("runc-c1.scope") == "/org/freedesktop/systemd1/unit/runc_2dc1_2escope");
+  CHECK(unit_object_path("kubepods-pod1_2.slice") == "/org/freedesktop/systemd1/unit/kubepods_2dpod1_5f2_2eslice");
+  CHECK(unit_object_path("0a.service") == "/org/freedesktop/systemd1/unit/_30a_2eservice");  // a leading digit
+  CHECK(unit_object_path("") == "/org/freedesktop/systemd1/unit/_");
+  CHECK(unit_interface("runc-c1.scope") == "org.freedesktop.systemd1.Scope");
+  CHECK(unit_interface("machine.slice") == "org.freedesktop.systemd1.Slice");
+  CHECK(unit_interface("docker.service") == "org.freedesktop.systemd1.Service");
+}
+
+TEST_CASE("Properties.Get is marshalled as the D-Bus specification says") {
+  auto m = dbus_get_property_call(2, "/org/freedesktop/systemd1/unit/runc_2dc1_2escope", "org.freedesktop.systemd1.Scope",
+                                  "AllowedMemoryNodes");
+  REQUIRE(m.size() >= 16);
+  CHECK(dbus_message_size(m.data(), 1 << 20) == std::optional<size_t>(m.size()));
+  std::vector<unsigned char> body;
+  u32(body, 30);
+  put(body, "org.freedesktop.systemd1.Scope");
+  body.push_back(0);
+  u32(body, 18);
+  put(body, "AllowedMemoryNodes");
+  body.push_back(0);
+  CHECK(std::vector<unsigned char>(m.end() - static_cast<long>(body.size()), m.end()) == body);
+  std::string text(m.begin(), m.end());
+  for (const char* s : {"/org/freedesktop/systemd1/unit/runc_2dc1_2escope", "org.freedesktop.DBus.Properties", "Get",
+                        "org.freedesktop.systemd1"})
+    CHECK(text.find(std::string(s) + '\0') != std::string::npos);
+  CHECK(text.find(std::string("\x08\x01g\x00\x02ss\x00", 7)) != std::string::npos);  // signature "ss"
+}
+
+TEST_CASE("the probe's answers: UnknownProperty is read back by name") {
+  auto r = parse_dbus_reply(dbus_replies::error_reply(2, kUnknownPropertyError, "Unknown interface or property."));
+  REQUIRE(r);
+  CHECK(r->type == 3);
+  CHECK(r->reply_serial == 2);
+  CHECK(r->error_name == "org.freedesktop.DBus.Error.UnknownProperty");
+  auto value = parse_dbus_reply(dbus_replies::byte_array_property_reply(2, {0x03}));  // what 252 answers
+  REQUIRE(value);
+  CHECK(value->type == 2);
+  CHECK(value->error_name == "");
+}
+
+TEST_CASE("a systemd without AllowedMemoryNodes: named, not a failure, and no command that cannot work") {
+  CHECK(no_allowed_memory_nodes_text("runc-c1.scope") ==
+        "runc-c1.scope not told: its systemd has no AllowedMemoryNodes= (upstream added it in 244) and leaves "
+        "cpuset.mems alone, so the value written stays; nothing to run");
+  bool failed = true;
+  UnitUpdate old{"runc-c1.scope", NodeSet::of({0, 1}), "", true};
+  UnitUpdate ok{"machine.slice", NodeSet::of({0, 1}), "", false};
+  std::string s = describe_unit_updates({ok, old}, &failed);
+  CHECK_FALSE(failed);
+  CHECK(s == " (systemd AllowedMemoryNodes: machine.slice=0-1); runc-c1.scope not told: its systemd has no "
+             "AllowedMemoryNodes= (upstream added it in 244) and leaves cpuset.mems alone, so the value written stays; "
+             "nothing to run");
+  CHECK(s.find("set-property") == std::string::npos);
 }

@@ -1,5 +1,7 @@
 #include "systemd/systemd_unit.h"
 
+#include "systemd/allowed_nodes_probe.h"
+
 namespace gnh {
 
 namespace {
@@ -43,6 +45,10 @@ std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* 
   std::string ok, bad;
   for (const auto& u : updates) {
     std::string value = u.nodes.to_string();
+    if (u.unsupported) {
+      bad += "; " + no_allowed_memory_nodes_text(u.unit);
+      continue;
+    }
     if (u.error.empty()) {
       ok += (ok.empty() ? "" : ", ") + u.unit + "=" + value;
       continue;

@@ -28,10 +28,13 @@ struct UnitUpdate {
   std::string unit;   // "runc-c1.scope"
   NodeSet nodes;      // the AllowedMemoryNodes= sent: the value written to its cpuset.mems
   std::string error;  // "" when systemd accepted it
+  // Not sent: this systemd has no AllowedMemoryNodes= (allowed_nodes_probe.h).
+  bool unsupported = false;
 };
 
 // For the hook's log line: " (systemd AllowedMemoryNodes: runc-c1.scope=0-1)", and for each call
-// that failed what failed and the command an operator runs instead; `failed` is set then.
+// that failed what failed and the command an operator runs instead; `failed` is set then. A unit
+// whose systemd lacks the property is named as such, with no command: none would work there.
 std::string describe_unit_updates(const std::vector<UnitUpdate>& updates, bool* failed);
 
 }  // namespace gnh

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "cgroup/patch_plan.h"
 #include "host/cgroup/patcher.h"
+#include "host/check/crun_state_reader.h"
 #include "host/runtime/runtime_update.h"
 #include "host/systemd/systemd_durable.h"
 
@@ -10,12 +11,26 @@ namespace gnh {
 
 namespace {
 
-std::vector<std::string> runc_roots(const HostFs& fs) {
-  std::vector<std::string> roots = {"/run/runc"};
-  for (const char* parent : {"/run/docker/runtime-runc", "/run/containerd/runc"})
-    if (auto names = fs.list_dir(parent))
-      for (const auto& n : *names) roots.push_back(std::string(parent) + "/" + n);
+// Every state root of runc and crun that engines use by default. Docker keeps one per runtime
+// (/run/docker/runtime-<name>/<ns>), and containerd's runc shim passes its root to crun too when
+// crun is its BinaryName: which runtime wrote a container is told by its record, not its root.
+std::vector<std::string> runtime_roots(const HostFs& fs) {
+  std::vector<std::string> roots = {"/run/runc", "/run/crun"};
+  if (auto names = fs.list_dir("/run/docker"))
+    for (const auto& n : *names)
+      if (n.rfind("runtime-", 0) == 0)
+        if (auto nss = fs.list_dir("/run/docker/" + n))
+          for (const auto& ns : *nss) roots.push_back("/run/docker/" + n + "/" + ns);
+  if (auto nss = fs.list_dir("/run/containerd/runc"))
+    for (const auto& ns : *nss) roots.push_back("/run/containerd/runc/" + ns);
   return roots;
+}
+
+// crun's status, else runc's state.json.
+RunningContainer read_record(const HostFs& fs, const std::string& root, const std::string& id,
+                             const std::string& mount, const Config& config) {
+  if (auto c = read_crun_container(fs, root, id, mount, config)) return *c;
+  return read_running_container(fs, root, id, config);
 }
 
 }  // namespace
@@ -24,12 +39,12 @@ std::vector<RunningGpuContainer> find_running_gpu_containers(const HostFs& fs, c
                                                              const CpusetTree& tree) {
   std::vector<RunningGpuContainer> out;
   const std::string mount = tree.mount_point();
-  for (const auto& root : runc_roots(fs)) {
+  for (const auto& root : runtime_roots(fs)) {
     auto ids = fs.list_dir(root);
     if (!ids) continue;
     for (const auto& id : *ids) {
       try {
-        RunningContainer c = read_running_container(fs, root, id, config);
+        RunningContainer c = read_record(fs, root, id, mount, config);
         if (c.gpu_nodes.empty()) continue;
         if (c.cpuset_dir.compare(0, mount.size(), mount) != 0) continue;  // another hierarchy
         std::string rel = c.cpuset_dir.substr(mount.size());

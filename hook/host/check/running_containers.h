@@ -1,5 +1,5 @@
-// `check`'s view of running containers: runc's state directories (runc itself, Docker's and
-// containerd's runc roots), each container's bundle for its GPUs (as the runtime shim's update
+// `check`'s view of running containers: runc's and crun's state directories (their own roots,
+// Docker's and containerd's), each container's bundle for its GPUs (as the runtime shim's update
 // reads them), its cgroup now; and `check --fix` for one that lost its GPU's node, through the
 // hook's patch and, where systemd owns the cgroup, its unit's AllowedMemoryNodes=.
 #pragma once
@@ -15,7 +15,8 @@
 
 namespace gnh {
 
-// The runc roots looked at: /run/runc, /run/docker/runtime-runc/<ns>, /run/containerd/runc/<ns>.
+// The roots looked at: /run/runc, /run/crun, /run/docker/runtime-<runtime>/<ns>,
+// /run/containerd/runc/<ns>; in each, a container is crun's (<id>/status) or runc's (<id>/state.json).
 // Containers without GPUs, without tasks or whose state cannot be read are skipped (a container
 // exiting while check runs is not a finding). With --host-root every path (the roots, what the
 // state files name) is read beneath it.

@@ -34,18 +34,22 @@ RunningContainer read_running_container(const HostFs& fs, const std::string& run
   RuncState state = parse_runc_state(*state_text);
   if (!state.cpuset_dir) fail("update: " + state_file + " names no cpuset cgroup", ENOENT);
   if (!state.bundle) fail("update: " + state_file + " names no bundle", ENOENT);
+  return read_container_at(fs, *state.cpuset_dir, *state.bundle, cfg, "update");
+}
 
+RunningContainer read_container_at(const HostFs& fs, const std::string& cpuset_dir, const std::string& bundle,
+                                   const Config& cfg, const std::string& what) {
   RunningContainer c;
-  c.cpuset_dir = *state.cpuset_dir;
+  c.cpuset_dir = cpuset_dir;
   auto mems_text = fs.read(c.cpuset_dir + "/cpuset.mems");
   if (mems_text && mems_text->find_first_not_of(" \n") == std::string::npos)  // v2: empty = inherit
     mems_text = fs.read(c.cpuset_dir + "/cpuset.mems.effective");
-  if (!mems_text) fail("update: " + c.cpuset_dir + "/cpuset.mems: no such file", ENOENT);
+  if (!mems_text) fail(what + ": " + c.cpuset_dir + "/cpuset.mems: no such file", ENOENT);
   auto mems = NodeSet::parse(*mems_text);
-  if (!mems) fail("update: " + c.cpuset_dir + "/cpuset.mems: not a node list");
+  if (!mems) fail(what + ": " + c.cpuset_dir + "/cpuset.mems: not a node list");
   c.current_mems = *mems;
 
-  oci::Spec spec = read_bundle_spec(fs, *state.bundle);
+  oci::Spec spec = read_bundle_spec(fs, bundle);
   c.gpus = "-";
   if (!may_request_gpus(spec)) return c;
   Inventory inv = read_inventory(fs, cfg.overrides);

@@ -25,5 +25,9 @@ RunningContainer read_running_container(const std::string& runc_root, const std:
 // paths runc's state names, are host paths.
 RunningContainer read_running_container(const HostFs& fs, const std::string& runc_root, const std::string& id,
                                         const Config& cfg);
+// What any runtime's record leads to: the container's cpuset directory (a host path) and bundle.
+// `what` names that record in failures.
+RunningContainer read_container_at(const HostFs& fs, const std::string& cpuset_dir, const std::string& bundle,
+                                   const Config& cfg, const std::string& what);
 
 }  // namespace gnh

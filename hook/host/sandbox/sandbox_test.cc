@@ -32,6 +32,8 @@
 #include "host/systemd/systemd_bus.h"
 #include "systemd/dbus_message.h"
 #include "systemd/systemd_unit.h"
+#include "systemd/dbus_test_replies.h"
+#include "scripted_systemd.h"
 
 using namespace gnh;
 
@@ -163,62 +165,6 @@ TEST_CASE("inside the sandbox: files, directories, locks, pidfds and syslog's so
   CHECK(std::system(cmd.c_str()) == 0);
 }
 
-// A scripted systemd on a Unix socket: one connection, the SASL exchange, the method call (kept
-// for the test to compare), then `reply` (built for the call's serial).
-struct ScriptedSystemd {
-  std::string path;
-  int listener = -1;
-  std::vector<unsigned char> call;
-  std::string auth;
-
-  explicit ScriptedSystemd(const std::string& socket_path) : path(socket_path) {
-    listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un a = {};
-    a.sun_family = AF_UNIX;
-    std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
-    REQUIRE(::bind(listener, reinterpret_cast<struct sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(listener, 1) == 0);
-  }
-  ~ScriptedSystemd() { ::close(listener); }
-
-  void serve(const std::vector<unsigned char>& reply) {
-    int c = ::accept(listener, nullptr, nullptr);
-    if (c < 0) return;
-    auto read_byte = [&](unsigned char* b) { return ::read(c, b, 1) == 1; };
-    unsigned char b;
-    while (read_byte(&b)) {  // the NUL, then "AUTH EXTERNAL ...\r\n"
-      auth.push_back(static_cast<char>(b));
-      if (auth.size() > 2 && auth.compare(auth.size() - 2, 2, "\r\n") == 0) break;
-    }
-    const char ok[] = "OK 0123456789abcdef0123456789abcdef\r\n";
-    (void)!::write(c, ok, sizeof ok - 1);
-    std::string begin;
-    while (begin.size() < 7 && read_byte(&b)) begin.push_back(static_cast<char>(b));
-    call.resize(16);
-    size_t got = 0;
-    while (got < 16 && ::read(c, &call[got], 1) == 1) ++got;
-    if (got == 16) {
-      auto size = dbus_message_size(call.data(), 1 << 20);
-      if (size) {
-        call.resize(*size);
-        while (got < *size) {
-          ssize_t n = ::read(c, &call[got], *size - got);
-          if (n <= 0) break;
-          got += static_cast<size_t>(n);
-        }
-      }
-    }
-    (void)!::write(c, reply.data(), reply.size());
-    ::close(c);
-  }
-};
-
-std::vector<unsigned char> method_return(uint32_t reply_serial) {
-  std::vector<unsigned char> m = {'l', 2, 1, 1, 0, 0, 0, 0, 7, 0, 0, 0, 8, 0, 0, 0, 5, 1, 'u', 0};
-  for (int i = 0; i < 4; ++i) m.push_back(static_cast<unsigned char>(reply_serial >> (8 * i)));
-  return m;
-}
-
 // Not named "inside the sandbox...": the race VM counts those cases (tests/vm/guest-init.sh).
 TEST_CASE("sandboxed: the D-Bus call to systemd goes through the allow-list as it is") {
   char dir_t[] = "/tmp/gnh-sandbox-dbus-XXXXXX";
@@ -226,19 +172,24 @@ TEST_CASE("sandboxed: the D-Bus call to systemd goes through the allow-list as i
   std::string dir = dir_t;
   REQUIRE(std::system(("mkdir -p " + dir + "/run/systemd").c_str()) == 0);
   ScriptedSystemd systemd(dir + "/run/systemd/private");
-  std::thread server([&] { systemd.serve(method_return(2)); });
+  std::thread server([&] {
+    systemd.serve({dbus_replies::byte_array_property_reply(2, {0x01}), dbus_replies::method_return(3)});
+  });
   std::string out = in_sandboxed_child([&] {
     return set_unit_allowed_memory_nodes(HostFs(dir), "runc-c1.scope", NodeSet::of({0, 1}),
-                                         Deadline(std::chrono::milliseconds(5000)));
+                                         Deadline(std::chrono::milliseconds(5000)))
+        .error;
   });
   server.join();
   CHECK(out == "");
   CHECK(systemd.auth == std::string(1, '\0') + dbus_auth_external_line(static_cast<unsigned>(::geteuid())));
-  CHECK(systemd.call == dbus_set_allowed_memory_nodes_call(2, "runc-c1.scope", true, {0x03}));
+  REQUIRE(systemd.calls.size() == 2);
+  CHECK(systemd.calls[1] == dbus_set_allowed_memory_nodes_call(3, "runc-c1.scope", true, {0x03}));
   // No socket at all (no systemd private socket, no system bus): an answer naming both, not a hang.
   std::string none = in_sandboxed_child([&] {
     return set_unit_allowed_memory_nodes(HostFs(dir + "/nowhere"), "runc-c1.scope", NodeSet::of({0, 1}),
-                                         Deadline(std::chrono::milliseconds(5000)));
+                                         Deadline(std::chrono::milliseconds(5000)))
+        .error;
   });
   CHECK(none.find("/run/systemd/private") != std::string::npos);
   CHECK(none.find("/run/dbus/system_bus_socket") != std::string::npos);

@@ -12,10 +12,17 @@
 
 namespace gnh {
 
-// SetUnitProperties(unit, runtime=true, AllowedMemoryNodes=nodes). "" when systemd answered with
-// success; else what went wrong, for the operator ("connect /run/dbus/system_bus_socket: ENOENT",
-// "org.freedesktop.systemd1.NoSuchUnit: Unit x.scope not loaded.", "no reply within 1200 ms").
-std::string set_unit_allowed_memory_nodes(const HostFs& fs, const std::string& unit, const NodeSet& nodes,
-                                          const Deadline& deadline);
+struct AllowedNodesAnswer {
+  // "" when systemd took it (or was not asked, below); else what went wrong, for the operator
+  // ("connect /run/dbus/system_bus_socket: ENOENT", "org.freedesktop.systemd1.NoSuchUnit: ...").
+  std::string error;
+  // This systemd has no AllowedMemoryNodes= (allowed_nodes_probe.h): nothing was sent.
+  bool unsupported = false;
+};
+
+// SetUnitProperties(unit, runtime=true, AllowedMemoryNodes=nodes), on one connection after asking
+// the unit whether it has the property at all.
+AllowedNodesAnswer set_unit_allowed_memory_nodes(const HostFs& fs, const std::string& unit, const NodeSet& nodes,
+                                                 const Deadline& deadline);
 
 }  // namespace gnh

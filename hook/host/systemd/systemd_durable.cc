@@ -18,7 +18,7 @@ std::vector<UnitUpdate> tell_systemd(const HostFs& fs, const CpusetTree& tree, c
                                      const std::string& lock_path, const Deadline& deadline) {
   std::vector<UnitUpdate> out;
   for (const auto& step : written)
-    if (auto unit = systemd_unit_of_cgroup(step.path)) out.push_back({*unit, step.after, ""});
+    if (auto unit = systemd_unit_of_cgroup(step.path)) out.push_back({*unit, step.after, "", false});
   if (out.empty()) return out;
   try {
     LockFile lock(lock_path, deadline);
@@ -28,7 +28,9 @@ std::vector<UnitUpdate> tell_systemd(const HostFs& fs, const CpusetTree& tree, c
       UnitUpdate& u = out[i++];
       try {
         if (auto now = tree.read_configured(step.path)) u.nodes = *now | step.after;
-        u.error = set_unit_allowed_memory_nodes(fs, u.unit, u.nodes, deadline);
+        AllowedNodesAnswer a = set_unit_allowed_memory_nodes(fs, u.unit, u.nodes, deadline);
+        u.error = a.error;
+        u.unsupported = a.unsupported;
       } catch (const std::exception& e) {
         u.error = e.what();
       }
