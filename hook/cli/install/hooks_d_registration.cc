@@ -17,7 +17,10 @@ int install_hooks_d(const GlobalOptions& g, const InstallCommandOptions& o, cons
   Recorded rec(g, o.runtime);
   auto before = read_optional(path);
   std::string after = hooks_d_file_text(io);
-  if (o.uninstall && before && *before != hooks_d_file_text(InstallOptions{io.runtime_path, io.hook_path}))
+  // Ours is the file install wrote, whichever --hook-path it had then (uninstall, and --uninstall
+  // --all at the package's removal, are not given it again); an edited file is the operator's.
+  if (o.uninstall && before && *before != hooks_d_file_text(InstallOptions{io.runtime_path, io.hook_path}) &&
+      !is_our_hooks_d_file(*before))
     after = *before;
   InstallRecord r;
   r.config = g_root.host(dir);

@@ -78,6 +78,23 @@ TEST_CASE("hooks.d file: the shipped registration with our path, nothing on unin
   CHECK(hooks_d_file_text(opts(false, true)).empty());
 }
 
+// install --runtime crio --hook-path X, then --uninstall without it (or --uninstall --all): the
+// file must still be recognised as ours (seen left behind by tests/crio/run-crio-tests.sh).
+TEST_CASE("hooks.d file: ours whatever hook path install wrote, an edited one is not") {
+  InstallOptions o = opts();
+  o.hook_path = "/opt/gnh/bin/gpu-numa-hook";
+  const std::string ours = hooks_d_file_text(o);
+  CHECK(is_our_hooks_d_file(ours));
+  CHECK(is_our_hooks_d_file(hooks_d_file_text(opts())));
+  std::string edited = ours;
+  edited.replace(edited.find("\"always\": true"), 14, "\"always\": false");
+  CHECK(!is_our_hooks_d_file(edited));
+  CHECK(!is_our_hooks_d_file(ours + " "));
+  CHECK(!is_our_hooks_d_file("{"));
+  CHECK(!is_our_hooks_d_file("[]"));
+  CHECK(!is_our_hooks_d_file(R"({"hook": {"path": 3}})"));
+}
+
 TEST_CASE("nvidia-legacy: NVIDIA's hook path points at ours, the old path is returned and restored") {
   const std::string nv = "[nvidia-container-runtime]\nmode = \"legacy\"\n\n[nvidia-container-runtime-hook]\npath = \"nvidia-container-runtime-hook\"\nskip-mode-detection = true\n";
   std::string prev;
