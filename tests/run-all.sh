@@ -33,6 +33,9 @@ packages+=(
   # node image built offline (examples/kubernetes/build-image.sh) and the DaemonSet's pods on a CNI
   # pod network (tests/k8s/run-daemonset-test.sh)
   nodejs buildah containernetworking-plugins iproute2
+  # the real CRI-O (tests/crio, from ../shared/tools/cri-o): its monitor conmon, and the libraries
+  # its Go binaries link (crio, copyimg: libsqlite3 and libseccomp)
+  conmon libsqlite3-0 libseccomp2
   # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
   # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils

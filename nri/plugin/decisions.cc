@@ -20,9 +20,22 @@ oci::Spec spec_of(const api::Container& c) {
 
 std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const HookSettings& hook) {
   if (!may_request_gpus(spec_of(c))) return std::nullopt;
-  if (c.has_hooks())
+  // Ours already there: another plugin, a restart, or the runtime's hooks.d (CRI-O hands plugins
+  // the container with its hooks.d hooks in it, a `prestart` entry placed at createRuntime by CRI-O
+  // 1.37, at prestart by others). Ours by path, or by the program's name under another path (a
+  // hooks.d file naming /usr/bin/gpu-numa-hook while the plugin's copy lives elsewhere): both run
+  // the same check at the same point, and a second would only repeat it.
+  auto ours = [&](const api::Hook& h) {
+    const std::string& p = h.path();
+    const size_t slash = p.rfind('/');
+    return p == hook.path || (slash == std::string::npos ? p : p.substr(slash + 1)) == "gpu-numa-hook";
+  };
+  if (c.has_hooks()) {
     for (const auto& h : c.hooks().create_runtime())
-      if (h.path() == hook.path) return std::nullopt;  // already there (another plugin, a restart)
+      if (ours(h)) return std::nullopt;
+    for (const auto& h : c.hooks().prestart())
+      if (ours(h)) return std::nullopt;
+  }
   api::ContainerAdjustment adj;
   api::Hook* h = adj.mutable_hooks()->add_create_runtime();
   h->set_path(hook.path);

@@ -66,6 +66,19 @@ TEST_CASE("hook adjustment: each way a container gets GPUs, and none") {
     c.mutable_hooks()->add_create_runtime()->set_path(hook.path);
     CHECK_FALSE(hook_adjustment(c, hook));
   }
+  // CRI-O gives plugins the container with its hooks.d hooks in it (seen with CRI-O 1.37, tests/crio)
+  SUBCASE("ours from hooks.d under another path, at createRuntime or at prestart: no second one") {
+    c.add_env("NVIDIA_VISIBLE_DEVICES=0");
+    SUBCASE("createRuntime") { c.mutable_hooks()->add_create_runtime()->set_path("/opt/gnh/bin/gpu-numa-hook"); }
+    SUBCASE("prestart") { c.mutable_hooks()->add_prestart()->set_path(hook.path); }
+    CHECK_FALSE(hook_adjustment(c, hook));
+  }
+  SUBCASE("another program's hook does not count as ours") {
+    c.add_env("NVIDIA_VISIBLE_DEVICES=0");
+    c.mutable_hooks()->add_create_runtime()->set_path("/usr/bin/nvidia-container-runtime-hook");
+    c.mutable_hooks()->add_prestart()->set_path("/usr/bin/gpu-numa-hook-wrapper");
+    CHECK(hook_adjustment(c, hook));
+  }
 }
 
 namespace {

@@ -40,6 +40,10 @@ bool is_nvidia_runtime(std::string_view name, std::string_view binary);
 
 // The oci-hooks(5) file podman and CRI-O read from their hooks_dir; "" on uninstall.
 std::string hooks_d_file_text(const InstallOptions& o);
+// Whether `text` is a hooks.d file install wrote, whatever hook path it was given (--hook-path):
+// byte for byte what hooks_d_file_text writes for the path the file names. Uninstall removes such
+// a file without being told that path again; anything else in it is the operator's and stays.
+bool is_our_hooks_d_file(std::string_view text);
 
 // nvidia-container-runtime's config.toml in legacy mode: [nvidia-container-runtime-hook] path =
 // our hook. `previous_hook` receives the path it had (NVIDIA's hook, which our [chain] next-hook

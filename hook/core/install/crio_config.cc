@@ -2,6 +2,8 @@
 // kubelet's UpdateContainerResources also goes through the shim's `update` handling there.
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "base/error.h"
@@ -67,6 +69,33 @@ bool crio_dropin_is_default(std::string_view text, const std::string& file) {
   }
 }
 
+std::vector<std::string> crio_dropin_files(const ConfigReader& reader, const std::string& dir) {
+  // CRI-O walks crio.conf.d with Go's filepath.Walk and reads every regular file it meets, whatever
+  // its name: OpenShift's 00-default has no suffix, nvidia-ctk writes 99-nvidia.toml, others use
+  // .conf; hidden files and subdirectories count too. Names in byte order, a directory's files read
+  // where its name sorts. Seen with the real `crio config` (tests/crio/run-crio-tests.sh).
+  std::vector<std::string> out;
+  auto walk = [&](auto&& self, const std::string& d, int depth) -> void {
+    std::set<std::string> entries, dirs;
+    for (const char* pattern : {"/*", "/.*"})
+      for (const std::string& e : reader.glob(d + pattern)) {
+        const std::string base = e.substr(d.size() + 1);
+        if (base != "." && base != "..") entries.insert(e);
+      }
+    for (const char* pattern : {"/*/", "/.*/"})  // a pattern ending in '/' matches directories only
+      for (std::string e : reader.glob(d + pattern)) {
+        while (!e.empty() && e.back() == '/') e.pop_back();
+        dirs.insert(e);
+      }
+    for (const std::string& e : entries) {
+      if (!dirs.count(e)) out.push_back(e);
+      else if (depth < 8) self(self, e, depth + 1);  // deeper trees are not CRI-O configuration in practice
+    }
+  };
+  walk(walk, dir, 0);
+  return out;
+}
+
 namespace {
 
 class CrioConfig final : public EngineConfig {
@@ -74,7 +103,7 @@ class CrioConfig final : public EngineConfig {
   CrioConfig(std::string dir, const ConfigReader& reader) : dir_(std::move(dir)), path_(dir_ + "/" + kCrioDropin) {
     const std::string main_file = dir_.substr(0, dir_.rfind('/') + 1) + "crio.conf";
     if (auto t = reader.read(main_file)) files_.emplace_back(main_file, *t);
-    for (const std::string& f : reader.glob(dir_ + "/*.toml"))
+    for (const std::string& f : crio_dropin_files(reader, dir_))
       if (f != path_)
         if (auto t = reader.read(f)) files_.emplace_back(f, *t);
     ours_ = reader.read(path_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "install/config_edit.h"
+#include "install/engine_config.h"
 
 namespace gnh {
 
@@ -19,6 +20,9 @@ constexpr const char* kCrioDropin = "99-gpu-numa.toml";  // in crio.conf.d
 // runtime_type = "oci"; --set-default adds default_runtime. "" on uninstall (the file goes).
 std::string crio_runtime_dropin(const std::vector<std::pair<std::string, std::string>>& files, const InstallOptions& o,
                                 EngineRuntimes* seen = nullptr);
+// The files CRI-O reads from its drop-in directory, in its order: every file beneath it, whatever
+// its name (no suffix, .conf, .toml, hidden), in byte order, subdirectories where their names sort.
+std::vector<std::string> crio_dropin_files(const ConfigReader& reader, const std::string& dir);
 // Whether our drop-in makes gpu-numa CRI-O's default (an earlier --set-default, kept by a re-run).
 bool crio_dropin_is_default(std::string_view our_dropin, const std::string& file);
 

@@ -19,6 +19,16 @@ std::string hooks_d_file_text(const InstallOptions& o) {
   return j.dump(2) + "\n";
 }
 
+bool is_our_hooks_d_file(std::string_view text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  auto hook = j.find("hook");
+  if (hook == j.end() || !hook->is_object() || !hook->contains("path") || !(*hook)["path"].is_string()) return false;
+  InstallOptions o;
+  o.hook_path = (*hook)["path"].get<std::string>();
+  return hooks_d_file_text(o) == text;
+}
+
 namespace {
 
 std::string trim(std::string_view s) {

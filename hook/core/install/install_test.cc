@@ -78,6 +78,23 @@ TEST_CASE("hooks.d file: the shipped registration with our path, nothing on unin
   CHECK(hooks_d_file_text(opts(false, true)).empty());
 }
 
+// install --runtime crio --hook-path X, then --uninstall without it (or --uninstall --all): the
+// file must still be recognised as ours (seen left behind by tests/crio/run-crio-tests.sh).
+TEST_CASE("hooks.d file: ours whatever hook path install wrote, an edited one is not") {
+  InstallOptions o = opts();
+  o.hook_path = "/opt/gnh/bin/gpu-numa-hook";
+  const std::string ours = hooks_d_file_text(o);
+  CHECK(is_our_hooks_d_file(ours));
+  CHECK(is_our_hooks_d_file(hooks_d_file_text(opts())));
+  std::string edited = ours;
+  edited.replace(edited.find("\"always\": true"), 14, "\"always\": false");
+  CHECK(!is_our_hooks_d_file(edited));
+  CHECK(!is_our_hooks_d_file(ours + " "));
+  CHECK(!is_our_hooks_d_file("{"));
+  CHECK(!is_our_hooks_d_file("[]"));
+  CHECK(!is_our_hooks_d_file(R"({"hook": {"path": 3}})"));
+}
+
 TEST_CASE("nvidia-legacy: NVIDIA's hook path points at ours, the old path is returned and restored") {
   const std::string nv = "[nvidia-container-runtime]\nmode = \"legacy\"\n\n[nvidia-container-runtime-hook]\npath = \"nvidia-container-runtime-hook\"\nskip-mode-detection = true\n";
   std::string prev;
@@ -250,6 +267,31 @@ TEST_CASE("docker engine: install records the displaced default, --set-default k
   none.apply(created);
   none.apply(docker_config("/n.json", none)->remove_runtime(opts(false, true), created.record));
   CHECK(none.f.empty());
+}
+
+// CRI-O reads every file in crio.conf.d, not only *.toml (seen with the real `crio config`):
+// OpenShift's machine config puts default_runtime and the runtimes in crio.conf.d/00-default,
+// without a suffix. Read as *.toml only, that file was missed and our runtime copied nothing.
+TEST_CASE("CRI-O engine: every file in crio.conf.d counts, in CRI-O's order (OpenShift's 00-default has no suffix)") {
+  Files fs;
+  const std::string d = "/etc/crio/crio.conf.d";
+  fs.f[d + "/00-default"] = "[crio.runtime]\ndefault_runtime = \"crun\"\n[crio.runtime.runtimes.crun]\nruntime_path = \"/usr/bin/crun\"\n"
+                            "runtime_root = \"/run/crun\"\nmonitor_path = \"/usr/libexec/crio/conmon\"\n";
+  fs.f[d + "/.tuning"] = "[crio.runtime.runtimes.crun]\nruntime_root = \"/run/crun-hidden\"\n";  // read first: '.' sorts before '0'
+  fs.f[d + "/10-root.conf"] = "[crio.runtime.runtimes.crun]\nruntime_root = \"/run/crun-10\"\n";
+  CHECK(crio_dropin_files(fs, d) == std::vector<std::string>{d + "/.tuning", d + "/00-default", d + "/10-root.conf"});
+  EngineEdit e = crio_config(d, fs)->add_runtime(opts(), std::nullopt);
+  CHECK(e.runtimes.default_runtime == "crun");
+  CHECK(e.runtimes.base_runtime == "crun");
+  REQUIRE(e.changes.size() == 1);
+  toml::table t = toml::parse(*e.changes[0].after);
+  CHECK(t["crio"]["runtime"]["runtimes"]["gpu-numa"]["runtime_root"].value_or(std::string()) == "/run/crun-10");
+  // A later file's table replaces the runtime's whole table, as CRI-O has it (its `crio config`
+  // prints runtime_path = "" and monitor_path = "" for these files): nothing of 00-default's is kept.
+  CHECK(!t["crio"]["runtime"]["runtimes"]["gpu-numa"]["monitor_path"]);
+  // our own drop-in is never its own base, whatever else is in the directory
+  fs.apply(e);
+  CHECK(crio_config(d, fs)->add_runtime(opts(), e.record).changes[0].after == e.changes[0].after);
 }
 
 TEST_CASE("CRI-O engine: crio.conf then crio.conf.d in order, our drop-in a copy of the default, removed on uninstall") {

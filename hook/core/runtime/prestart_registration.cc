@@ -46,6 +46,12 @@ bool add_to_hooks(nlohmann::ordered_json& hooks, const oci::HookEntry& ours) {
   if (!prestart.is_array()) fail("config.json: hooks.prestart is not an array");
   for (const auto& entry : prestart)
     if (is_ours(entry, ours.path)) return false;
+  // Ours at createRuntime runs at the same point (runtime namespace, cgroup made, before the
+  // container starts): CRI-O 1.37 puts a hooks.d `prestart` hook there, and gpu-numa-nri injects
+  // it there. Adding it at prestart too would run the check twice for every container.
+  if (auto cr = hooks.find("createRuntime"); cr != hooks.end() && cr->is_array())
+    for (const auto& entry : *cr)
+      if (is_ours(entry, ours.path)) return false;
   nlohmann::ordered_json entry = {{"path", ours.path}, {"args", ours.args}};
   if (!ours.env.empty()) entry["env"] = ours.env;
   if (ours.timeout) entry["timeout"] = *ours.timeout;

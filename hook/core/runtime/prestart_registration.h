@@ -18,7 +18,8 @@ struct Registration {
 };
 
 // `ours` is appended to hooks.prestart unless an entry with the same path, or whose path's
-// basename is "gpu-numa-hook", is there already. oci::ParseError (or Failure) for text that is not
+// basename is "gpu-numa-hook", is there already, at prestart or at createRuntime (CRI-O's hooks.d,
+// the NRI plugin). oci::ParseError (or Failure) for text that is not
 // a JSON object, or whose hooks / hooks.prestart have the wrong type: we never guess at a spec.
 Registration add_prestart_hook(std::string_view config_json, const oci::HookEntry& ours);
 

@@ -79,6 +79,22 @@ TEST_CASE("config.json: our hook is appended after the others, once, every other
   CHECK(!other.added);
 }
 
+// CRI-O 1.37 writes a hooks.d `prestart` hook into createRuntime (seen in tests/crio); the NRI plugin
+// injects ours there too. The shim must see it: runtime handler gpu-numa plus either ran the hook twice.
+TEST_CASE("config.json: ours already at createRuntime (CRI-O's hooks.d, the NRI plugin): nothing added") {
+  const std::string in = R"({"hooks":{"createRuntime":[{"path":"/usr/bin/gpu-numa-hook","args":["gpu-numa-hook","prestart"]}]}})";
+  auto r = add_prestart_hook(in, shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  CHECK(!r.added);
+  CHECK(r.text == in);
+  CHECK(!add_prestart_hook(R"({"hooks":{"prestart":[],"createRuntime":[{"path":"/opt/x/gpu-numa-hook"}]}})",
+                           shim_hook_entry("/usr/bin/gpu-numa-hook")).added);
+  // another program at createRuntime is not ours: ours is added at prestart
+  auto other = add_prestart_hook(R"({"hooks":{"createRuntime":[{"path":"/usr/bin/other-hook"}]}})",
+                                 shim_hook_entry("/usr/bin/gpu-numa-hook"));
+  CHECK(other.added);
+  CHECK(nlohmann::json::parse(other.text)["hooks"]["prestart"][0]["path"] == "/usr/bin/gpu-numa-hook");
+}
+
 TEST_CASE("config.json: no hooks yet, and broken specs refused") {
   auto r = add_prestart_hook(R"({"ociVersion":"1.0.2"})", shim_hook_entry("/h"));
   CHECK(r.added);
