@@ -48,6 +48,7 @@ tmpfs_over gnh-fc /run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nr
 CTD_ROOT=$(cat "$TMP/ctd-root")
 bind_containerd "$CTD_ROOT" || { fail "containerd $SUITE" "cannot bind $CTD_ROOT"; finish; }
 check_containerd_release "$SUITE"
+SUITE_REL=$CTD_RELEASE
 read -r ANN_KEY ANN_VALUE <"$TMP/annotation"
 GPU_ANN=$(jq -cn --arg k "$ANN_KEY" --arg v "$ANN_VALUE" '{($k): $v}')
 echo "the rendered policy annotates GPU pods with $GPU_ANN"
@@ -135,6 +136,13 @@ if [ "$RC" = 0 ] && [ "$STARTED" = ok ] &&
     grep -q "gpu-numa-hook\[[0-9]*\] container=$C pod=default/gpu-present name=cuda stage=createRuntime action=allow " "$LOG"; then
     pass "plugin present: the GPU pod started, hooked: $(grep "gpu-numa-hook\[[0-9]*\] container=$C " "$LOG" | head -1 | cut -c1-200)"
 else fail "plugin present: GPU pod hooked" "create rc $RC ($C) start $STARTED log: $(grep "container=$C" "$LOG" | one_line)"; fi
+
+# status reads containerd's files at the node's paths (/etc is this namespace's overlay)
+mkdir -p /etc/containerd && cp -r "$CTD/config.toml" "$CTD/conf.d" /etc/containerd/
+OUT=$("$HOOK" status 2>&1)
+NOTE="containerd $SUITE_REL runs NRI's default validator (/etc/containerd/conf.d/99-zz-gpu-numa-nri-validator.toml): GPU pods annotated required-plugins.noderesource.dev: [\"gpu-numa\"] (the require-plugin component) fail closed while gpu-numa-nri is not registered; pods without the annotation fail open"
+grep -qF -- "$NOTE" <<<"$OUT" && pass "status says so: $NOTE" ||
+    fail "status: fail-closed note" "$(grep -i -E 'validator|fail' <<<"$OUT" | one_line)"
 
 # 3. plugin killed mid-run: the next GPU pod is refused, not started unprotected
 PID=$(cat "$TMP/plugin.pid")
