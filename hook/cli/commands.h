@@ -54,6 +54,8 @@ struct InstallCommandOptions {
   bool nri_pre_registered = false;
   std::string nri_plugin_dir = "/opt/nri/plugins";
   std::string nri_plugin_path = "/usr/bin/gpu-numa-nri";
+  // --runtime nri: NRI's default validator on (containerd 2.2+), so annotated GPU pods fail closed.
+  bool nri_require_for_gpu_pods = false;
   // --uninstall --all: every engine install-state.json records, each from its recorded file (what
   // the package runs before its binaries go).
   bool all = false;

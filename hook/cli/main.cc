@@ -137,6 +137,8 @@ int run(int argc, char** argv) {
                       "containerd: its MAJOR.MINOR (1.7, 2.1) instead of asking `containerd --version` (needed with --host-root)")->type_name("X.Y");
   install->add_flag("--nri-pre-registered", install_opts.nri_pre_registered,
                     "nri: also install the plugin the runtime starts itself (<--nri-plugin-dir>/99-gpu-numa)");
+  install->add_flag("--nri-require-for-gpu-pods", install_opts.nri_require_for_gpu_pods,
+                    "nri: containerd 2.2+: turn on NRI's default validator, so pods annotated required-plugins.noderesource.dev: [\"gpu-numa\"] fail while the plugin is absent");
   install->add_option("--nri-plugin-dir", install_opts.nri_plugin_dir, "nri: the runtime's plugin directory (default /opt/nri/plugins)")->type_name("DIR");
   install->add_option("--nri-plugin-path", install_opts.nri_plugin_path, "nri: where gpu-numa-nri is (default /usr/bin/gpu-numa-nri)")->type_name("FILE");
   auto* install_all = install->add_flag("--all", install_opts.all,

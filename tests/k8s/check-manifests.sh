@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# examples/kubernetes against Kubernetes' own schema: the NRI base and the example overlay
+# examples/kubernetes against Kubernetes' own schema: the NRI base, the example overlay and the
+# example-fail-closed overlay (the require-plugin component, tests/k8s/check-require-plugin.py)
 # rendered by kustomize (Debian trixie's), nri-daemonset.yaml equal to the base rendered, the
 # overlay's three knobs applied, and every manifest validated by validate-manifests.mjs
 # (kubernetes-models' OpenAPI schema plus strict fields). Two broken copies (a misspelled field,
@@ -51,13 +52,28 @@ if not errs: print("PASS: the overlay sets namespace gpu-platform, the image and
 sys.exit(1 if errs else 0)
 PY
 
-# Every manifest against the schema: 3 + 3 + 1 + 1 + 1 objects, and the PrometheusRule (a CRD of
-# the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
-out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule "$modules" \
-      nri-daemonset.yaml "$tmp/overlay.yaml" daemonset.yaml runtimeclass.yaml gpu-pod.yaml \
-      monitoring/prometheusrule.yaml) || fail "a manifest does not validate"
+# The fail-closed overlay: the example plus the require-plugin component (checked below).
+"$kustomize" build "$k8s/nri/overlays/example-fail-closed" >"$tmp/fail-closed.yaml" ||
+    fail "kustomize build of the example-fail-closed overlay failed"
+python3 "$repo/tests/k8s/check-require-plugin.py" "$tmp/fail-closed.yaml" || bad=$((bad + 1))
+# its canary: a misspelled field of the policy is refused by the same check
+sed 's/reinvocationPolicy:/reinvocationPolicyy:/' "$tmp/fail-closed.yaml" >"$tmp/policy-misspelled.yaml"
+rc=0; out=$(python3 "$repo/tests/k8s/check-require-plugin.py" "$tmp/policy-misspelled.yaml") || rc=$?
+[ "$rc" = 1 ] && grep -qxF 'FAIL: require-plugin component: policy.spec.reinvocationPolicyy: unknown field' <<<"$out" &&
+    echo "PASS: canary policy-misspelled refused ($(grep -m1 '^FAIL' <<<"$out"))" ||
+    fail "canary policy-misspelled: exit $rc: $(tr '\n' ' ' <<<"$out")"
+
+# Every manifest against the schema: 3 + 3 + 5 + 1 + 1 + 1 objects, and the PrometheusRule (a CRD
+# of the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
+# kubernetes-models 4.5.1 has no MutatingAdmissionPolicy (admissionregistration.k8s.io/v1 there
+# holds webhooks and ValidatingAdmissionPolicy only): those two are checked field by field by
+# check-require-plugin.py above.
+out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule \
+      --yaml-only MutatingAdmissionPolicy --yaml-only MutatingAdmissionPolicyBinding "$modules" \
+      nri-daemonset.yaml "$tmp/overlay.yaml" "$tmp/fail-closed.yaml" daemonset.yaml runtimeclass.yaml \
+      gpu-pod.yaml monitoring/prometheusrule.yaml) || fail "a manifest does not validate"
 echo "$out"
-grep -qx '10 objects checked, 0 failed' <<<"$out" || fail "expected 10 objects checked, 0 failed"
+grep -qx '15 objects checked, 0 failed' <<<"$out" || fail "expected 15 objects checked, 0 failed"
 
 # The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc).
 python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" <<'PY' || bad=$((bad + 1))

@@ -15,6 +15,7 @@
 #include "cli/install/install_paths.h"
 #include "cli/install/install_record.h"
 #include "install/nri_config.h"
+#include "install/nri_validator_config.h"
 #include "install/toml_text.h"
 
 namespace gnh::install_cli {
@@ -31,6 +32,7 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
   record.plugin_dir = o.nri_pre_registered ? o.nri_plugin_dir : rec.earlier ? rec.earlier->plugin_dir : "";
   bool changed = false;
   std::string restart = "nothing to restart";
+  if (o.nri_require_for_gpu_pods && o.runtime != "nri") fail("--nri-require-for-gpu-pods applies to --runtime nri (containerd) only");
   if (o.runtime == "nri") {
     const std::string main = g_root.machine(record.config);
     const std::string dropin = main.substr(0, main.rfind('/') + 1) + kContainerdNriDropin;
@@ -38,6 +40,8 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
     const std::string which = release.major ? "containerd " + std::to_string(release.major) + "." +
                                                   std::to_string(release.minor) + " (" + release.source + ")"
                                             : "containerd of unknown release (no `containerd --version`; taken as 1.x)";
+    if (o.nri_require_for_gpu_pods && !o.uninstall)
+      if (const std::string why = nri_validator_unsupported(release.major, release.minor, which); !why.empty()) fail(why);
     auto main_before = read_optional(main);
     auto dropin_before = read_optional(dropin);
     if (o.uninstall) {
@@ -76,6 +80,14 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
       if (changed)
         restart = "restart containerd once to turn NRI on (" + which +
                 " has it off): systemctl restart containerd; afterwards the plugin connects at any time, no further restart";
+    }
+    if (install_nri_validator(main, o)) {
+      changed = true;
+      restart = o.uninstall ? "restart containerd once to apply: systemctl restart containerd (NRI's default validator goes "
+                              "back to off: GPU pods fail open again while the plugin is absent)"
+                            : "restart containerd once to turn NRI's default validator on: systemctl restart containerd; "
+                              "afterwards pods annotated required-plugins.noderesource.dev: [\"gpu-numa\"] are refused while "
+                              "the plugin is not registered";
     }
   } else {
     const std::string dir = g_root.machine(record.config);

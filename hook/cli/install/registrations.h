@@ -36,6 +36,9 @@ int install_nvidia_legacy(const GlobalOptions& g, const InstallCommandOptions& o
 // changed; optionally the pre-registered plugin. The plugin itself runs as a DaemonSet or service.
 // Recorded with the plugin's directory, so uninstall removes the plugin install placed.
 int install_nri(const GlobalOptions& g, const InstallCommandOptions& given);
+// Part of install_nri: --nri-require-for-gpu-pods's drop-in for the containerd main file `main`
+// (this machine's path), added, or removed on uninstall. Whether it changed.
+bool install_nri_validator(const std::string& main, const InstallCommandOptions& o);
 
 // --uninstall --all: each registration install-state.json records, undone from the file it
 // records, as `install --uninstall --runtime E --runtime-config F` would. One failing leaves the

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "status/double_registration.h"
+#include "status/nri_fail_closed.h"
 
 namespace gnh {
 
@@ -43,6 +44,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
                               ": default_validator enable = true, reject_oci_hook_adjustment = true): every GPU "
                               "container gpu-numa-nri adds the hook to fails to create (set "
                               "reject_oci_hook_adjustment = false, or use the runtime shim; docs/nri.md)");
+  if (const std::string line = nri_fail_closed_note(f); !line.empty()) v.notes.push_back(line);
   if (!f.nri.empty() && f.nri_requires_us)
     v.notes.push_back("containerd requires gpu-numa-nri for every container (" + f.nri_validator_file +
                       ": default_validator required_plugins): while it is not registered, every container on the "

@@ -51,6 +51,7 @@ struct StatusFacts {
   // would refuse. Only judged where the plugin runs (nri not empty).
   bool nri_validator_rejects_hooks = false;
   bool nri_requires_us = false;           // required_plugins names our plugin: fail-closed
+  bool nri_validator_enabled = false;     // default_validator enable = true (status/nri_fail_closed.h)
   std::string nri_validator_file;
   std::string config_path;
   std::string config_error;          // "" = usable (config_problem in host/status/node_status_reader.h)

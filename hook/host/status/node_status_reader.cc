@@ -177,6 +177,7 @@ void read_nri_validator(const HostFs& fs, const std::string& ctd_main, StatusFac
     }
   }
   if (!v.enable) return;
+  f->nri_validator_enabled = true;
   f->nri_validator_rejects_hooks = v.reject_oci_hook_adjustment;
   for (const std::string& p : v.required_plugins)
     if (p == "gpu-numa" || p == kNriPreregisteredName) f->nri_requires_us = true;

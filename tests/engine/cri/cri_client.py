@@ -12,7 +12,11 @@ Usage: cri_client.py GENDIR SOCKET CALL ARGS...
   start ID | stop ID | remove ID | stop-sandbox ID | remove-sandbox ID
   update ID CPUSET_MEMS
   update-cpus ID CPUSET_CPUS     (kubelet's CPU Manager: cpuset_cpus only, no mems)
+Environment: CRI_POD_ANNOTATIONS, a JSON object: the pod's annotations, which kubelet sends in
+the sandbox config of RunPodSandbox and of every CreateContainer.
 """
+import json
+import os
 import sys
 
 sys.path.insert(0, sys.argv[1])
@@ -27,6 +31,7 @@ def sandbox_config(name, uid, cgroup_parent, logdir, annotation_bytes=0):
     # of annotation_bytes (a pod carrying a large config, as operators' pods do).
     ns = api.NamespaceOption(network=api.NODE, pid=api.CONTAINER, ipc=api.POD)
     annotations = {"example.com/blob": "x" * annotation_bytes} if annotation_bytes else {}
+    annotations.update(json.loads(os.environ.get("CRI_POD_ANNOTATIONS") or "{}"))
     return api.PodSandboxConfig(
         metadata=api.PodSandboxMetadata(name=name, uid=uid, namespace="default", attempt=0),
         log_directory=logdir,

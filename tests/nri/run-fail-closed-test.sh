@@ -1,0 +1,157 @@
+#!/bin/bash
+# GPU pods fail closed: the real containerd 2.2 / 2.3 with NRI's default validator on, driven over
+# CRI as kubelet does (tests/engine/cri/cri_client.py). The GPU pod carries the annotation that the
+# require-plugin component's MutatingAdmissionPolicy adds, read out of the RENDERED component
+# (kustomize build, tests/k8s/check-require-plugin.py --annotation), never typed here.
+#   plugin absent   -> the GPU container is refused, naming the plugin; a pod without it starts
+#   plugin present  -> the GPU container starts, our hook ran (its log line)
+#   plugin SIGKILLed -> the next GPU container is refused, not started unprotected
+# Harness: tests/engine/lib.sh (private mount namespace, fake driver, /etc overlay, own sockets).
+# Usage: tests/nri/run-fail-closed-test.sh HOOK PLUGIN SUITE     SUITE: v2.2 | v2.3
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
+ENGINE_DIR=$REPO/tests/engine
+. "$ENGINE_DIR/lib.sh"
+# shellcheck source=../engine/containerd-suite.sh
+. "$ENGINE_DIR/containerd-suite.sh"
+HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
+PLUGIN=$(abs "${2:-$REPO/build/gpu-numa-nri}")
+SUITE=${3:-v2.2}
+PY=/usr/bin/python3
+TALLY_NAME="nri fail-closed ($SUITE)"
+cleanup() {
+    stop_pidfile "$TMP/plugin.pid"
+    engine_cleanup "gnh-fc-$RUNID"
+}
+if [ -z "${GNH_TMP:-}" ]; then
+    trap cleanup EXIT
+    need_tools runc jq unshare busybox "$PY"
+    "$PY" -c 'import grpc, grpc_tools, yaml' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools / python3-yaml missing"; finish; }
+    [ -x "$HOOK" ] && [ -x "$PLUGIN" ] || { fail "binaries" "$HOOK or $PLUGIN missing"; finish; }
+    # The annotation, from the component as kustomize renders it.
+    TOOLS=$(bash "$REPO/tests/k8s/fetch-k8s-tools.sh") || { fail "kustomize" "fetch-k8s-tools.sh failed"; finish; }
+    KUSTOMIZE=$(sed -n '1s/ .*//p' <<<"$TOOLS")
+    "$KUSTOMIZE" build "$REPO/examples/kubernetes/nri/components/require-plugin" >"$TMP/component.yaml" ||
+        { fail "kustomize build" "examples/kubernetes/nri/components/require-plugin"; finish; }
+    "$PY" "$REPO/tests/k8s/check-require-plugin.py" --annotation "$TMP/component.yaml" >"$TMP/annotation" ||
+        { fail "annotation" "$(one_line <"$TMP/annotation")"; finish; }
+    containerd_suite_root "$SUITE"
+    echo "$CTD_ROOT" >"$TMP/ctd-root"
+    make_rootfs
+    make_driver online0 0 online
+    write_config nri
+    rerun_in_ns nri "/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri" "$SCRIPT_DIR/run-fail-closed-test.sh" "$HOOK" "$PLUGIN" "$SUITE"
+fi
+tmpfs_over gnh-fc /run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri
+
+# ---------------------------------------------------------------- inside the namespace
+CTD_ROOT=$(cat "$TMP/ctd-root")
+bind_containerd "$CTD_ROOT" || { fail "containerd $SUITE" "cannot bind $CTD_ROOT"; finish; }
+check_containerd_release "$SUITE"
+SUITE_REL=$CTD_RELEASE
+read -r ANN_KEY ANN_VALUE <"$TMP/annotation"
+GPU_ANN=$(jq -cn --arg k "$ANN_KEY" --arg v "$ANN_VALUE" '{($k): $v}')
+echo "the rendered policy annotates GPU pods with $GPU_ANN"
+LOG=$TMP/logs/nri.log
+CTD=$TMP/ctd
+SOCK=$CTD/containerd.sock
+NRI_SOCK=$TMP/nri.sock
+CGP=/gnh-fc-$RUNID
+mkdir -p "$CTD" "$TMP/dev" "$TMP/podlogs" "$TMP/cni/bin" "$TMP/cni/conf" "$TMP/gen"
+mknod "$TMP/dev/nvidia0" c 195 0
+cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
+"$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
+    { fail "protoc" "cannot compile tests/engine/cri/cri_subset.proto"; finish; }
+
+IMG=docker.io/gnh/busybox:fc-$RUNID
+{ containerd_base_config; containerd_cri_config "$IMG" "$TMP/cni/bin" "$TMP/cni/conf"; cat <<TOML; } >"$CTD/config.toml"
+[plugins."io.containerd.nri.v1.nri"]
+  socket_path = "$NRI_SOCK"
+  plugin_path = "$TMP/nri-plugins"
+  plugin_config_path = "$TMP/nri-conf"
+TOML
+cp "$CTD/config.toml" "$TMP/config.orig"
+# Below containerd 2.2 there is no validator: the flag is refused, nothing written.
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --containerd-version 2.1 --nri-require-for-gpu-pods 2>&1); RC=$?
+[ "$RC" != 0 ] && [ "$OUT" = "gpu-numa-hook: error: install: --nri-require-for-gpu-pods needs containerd 2.2 or later (NRI's default validator, NRI 0.10); containerd 2.1 (--containerd-version) has none, so GPU pods fail open there while the plugin is not registered: upgrade containerd to 2.2 or later to fail closed (docs/nri.md, \"Failing closed\")" ] &&
+    cmp -s "$CTD/config.toml" "$TMP/config.orig" && [ ! -e "$CTD/conf.d" ] &&
+    pass "install --nri-require-for-gpu-pods with containerd 2.1: refused (exit $RC), nothing written: $OUT" ||
+    fail "install refused below 2.2" "rc $RC: $OUT"
+# On and off again: --uninstall leaves the files byte for byte as they were.
+"$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-require-for-gpu-pods >/dev/null 2>&1 &&
+    OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --uninstall 2>&1) &&
+    cmp -s "$CTD/config.toml" "$TMP/config.orig" && [ ! -e "$CTD/conf.d" ] && [ -z "$(ls "$CTD" | grep -v '^config.toml$')" ] &&
+    pass "install --nri-require-for-gpu-pods, then --uninstall: config.toml byte for byte as before, conf.d gone" ||
+    fail "uninstall byte-exact" "$(echo "$OUT" | one_line) $(diff "$TMP/config.orig" "$CTD/config.toml" | one_line) $(ls -A "$CTD" | one_line)"
+# NRI's default validator, turned on the way an operator does it (the drop-in install writes).
+OUT=$("$HOOK" install --runtime nri --runtime-config "$CTD/config.toml" --nri-require-for-gpu-pods 2>&1); RC=$?
+DUMP=$(containerd --config "$CTD/config.toml" config dump 2>&1 | sed -n '/default_validator\]/,/^ *\[/p' | grep -E '^ *(enable|required_plugins) ' | one_line)
+[ "$RC" = 0 ] && [ "$DUMP" = "enable = true required_plugins = []" ] &&
+    pass "install --runtime nri --nri-require-for-gpu-pods: containerd's config dump shows the default validator on, nothing required node-wide ($DUMP)" ||
+    { fail "install --nri-require-for-gpu-pods" "rc $RC: $(echo "$OUT" | one_line) dump: $DUMP"; finish; }
+
+start_containerd
+VER=""
+for _ in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && break; sleep 0.2; done
+[ -n "$VER" ] || { fail "CRI server up" "containerd log: $(grep -i -E 'error|fatal' "$TMP/containerd.log" | tail -3 | one_line)"; finish; }
+"$PY" "$ENGINE_DIR/cri/make_image.py" "$TMP/image.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
+    OUT=$(ctr -a "$SOCK" -n k8s.io images import --local --snapshotter native "$TMP/image.tar" 2>&1) ||
+    { fail "image import" "$(echo "$OUT" | one_line)"; finish; }
+
+WANT="validator \"00-default-validator\" rejected container adjustment, reason: validation error: required plugin \"gpu-numa\" not present"
+# gpu_pod NAME: a GPU pod as kubelet runs it once the policy annotated it; its container's id (or
+# the CRI error) in $C, create's status in $RC, start's output in $STARTED
+gpu_pod() {
+    local sb
+    sb=$(CRI_POD_ANNOTATIONS=$GPU_ANN cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP" "$TMP/podlogs") ||
+        { fail "RunPodSandbox $1" "$sb"; finish; }
+    C=$(CRI_POD_ANNOTATIONS=$GPU_ANN cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP" "$TMP/podlogs" cuda "$IMG" 'exec sleep 600' \
+        --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
+    STARTED=""
+    [ "$RC" = 0 ] && STARTED=$(cri start "$C")
+}
+
+# 1. plugin absent: the GPU pod's container is refused; a pod without the annotation starts
+gpu_pod gpu-absent
+WANT="grpc-error: UNKNOWN: failed to create containerd container: failed to get NRI adjustment for container: $WANT"
+if [ "$RC" = 3 ] && [ "$C" = "$WANT" ]; then
+    pass "plugin absent: CreateContainer of the annotated GPU pod refused: $C"
+else fail "plugin absent: GPU pod refused" "rc $RC: $C"; fi
+grep -qF -- "required plugin \\\"gpu-numa\\\" not present" "$TMP/containerd.log" &&
+    pass "containerd logged the rejection: $(grep -F 'not present' "$TMP/containerd.log" | head -1 | sed 's/.*msg=//' | cut -c1-160)" ||
+    fail "containerd's log" "no rejection line: $(grep -i valid "$TMP/containerd.log" | tail -3 | one_line)"
+SB=$(cri run-sandbox plain "uid-plain-$RUNID" "" "$CGP" "$TMP/podlogs") &&
+    C0=$(cri create "$SB" plain "uid-plain-$RUNID" "$CGP" "$TMP/podlogs" app "$IMG" 'exec sleep 600') &&
+    OUT=$(cri start "$C0") && [ "$OUT" = ok ] &&
+    pass "plugin absent: a pod without the annotation (no GPU) starts" ||
+    fail "plugin absent: plain pod" "sandbox $SB create $C0 start $OUT"
+
+# 2. plugin present: the GPU pod starts, with our hook
+"$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/nri.toml" >>"$TMP/plugin.log" 2>&1 &
+echo $! >"$TMP/plugin.pid"
+wait_for "$LOG" "stage=nri-connect action=connected .*registered as 99-gpu-numa" ||
+    { fail "plugin connects" "$(one_line <"$TMP/plugin.log")"; finish; }
+gpu_pod gpu-present
+if [ "$RC" = 0 ] && [ "$STARTED" = ok ] &&
+    grep -q "gpu-numa-hook\[[0-9]*\] container=$C pod=default/gpu-present name=cuda stage=createRuntime action=allow " "$LOG"; then
+    pass "plugin present: the GPU pod started, hooked: $(grep "gpu-numa-hook\[[0-9]*\] container=$C " "$LOG" | head -1 | cut -c1-200)"
+else fail "plugin present: GPU pod hooked" "create rc $RC ($C) start $STARTED log: $(grep "container=$C" "$LOG" | one_line)"; fi
+
+# status reads containerd's files at the node's paths (/etc is this namespace's overlay)
+mkdir -p /etc/containerd && cp -r "$CTD/config.toml" "$CTD/conf.d" /etc/containerd/
+OUT=$("$HOOK" status 2>&1)
+NOTE="containerd $SUITE_REL runs NRI's default validator (/etc/containerd/conf.d/99-zz-gpu-numa-nri-validator.toml): GPU pods annotated required-plugins.noderesource.dev: [\"gpu-numa\"] (the require-plugin component) fail closed while gpu-numa-nri is not registered; pods without the annotation fail open"
+grep -qF -- "$NOTE" <<<"$OUT" && pass "status says so: $NOTE" ||
+    fail "status: fail-closed note" "$(grep -i -E 'validator|fail' <<<"$OUT" | one_line)"
+
+# 3. plugin killed mid-run: the next GPU pod is refused, not started unprotected
+PID=$(cat "$TMP/plugin.pid")
+{ kill -9 "$PID"; wait "$PID"; } 2>/dev/null
+for _ in $(seq 1 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$PID" 2>/dev/null && { fail "SIGKILL" "plugin $PID still alive"; finish; }
+n_hooked=$(grep -c "stage=createRuntime action=" "$LOG")
+gpu_pod gpu-killed
+if [ "$RC" = 3 ] && [ "$C" = "$WANT" ] && [ "$(grep -c "stage=createRuntime action=" "$LOG")" = "$n_hooked" ]; then
+    pass "plugin SIGKILLed: the next GPU pod's CreateContainer refused, nothing started: $C"
+else fail "plugin killed: GPU pod refused" "rc $RC: $C start $STARTED"; fi
+finish
