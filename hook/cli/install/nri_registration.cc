@@ -81,6 +81,8 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
         restart = "restart containerd once to turn NRI on (" + which +
                 " has it off): systemctl restart containerd; afterwards the plugin connects at any time, no further restart";
     }
+    // Recorded even where NRI itself needed nothing (containerd 2.x): uninstall --all must find it.
+    if (o.nri_require_for_gpu_pods) rec.before_writing(o, record);
     if (install_nri_validator(main, o)) {
       changed = true;
       restart = o.uninstall ? "restart containerd once to apply: systemctl restart containerd (NRI's default validator goes "

@@ -32,9 +32,11 @@ bool install_nri_validator(const std::string& main, const InstallCommandOptions&
   // install_nri refused containerd below 2.2 before anything was printed or written.
   bool changed = apply(dropin, dropin_before, containerd_nri_validator_dropin(main_before.value_or(""), main), o, false, true);
   bool imported = false;  // a re-run: the main file reads our drop-in already
-  if (main_before)
-    if (const toml::array* a = parse_toml_file(*main_before, main)["imports"].as_array())
+  if (main_before) {
+    const toml::table t = parse_toml_file(*main_before, main);  // outlives the array read from it
+    if (const toml::array* a = t["imports"].as_array())
       for (const auto& e : *a) imported = imported || e.value<std::string>() == kContainerdNriValidatorDropin;
+  }
   bool whole_line = false;
   const std::string main_after = !main_before ? created
                                  : imported   ? *main_before
