@@ -32,6 +32,7 @@
 #include "plugin/bounded_call.h"
 #include "plugin/connection.h"
 #include "plugin/gpu_numa_plugin.h"
+#include "plugin/preset_socket.h"
 
 namespace {
 
@@ -196,7 +197,16 @@ int main(int argc, char** argv) {
   // Pre-registered: the runtime started us with the connection on an fd and our name and index.
   int preset_fd = -1;
   if (const char* fd = std::getenv("NRI_PLUGIN_SOCKET")) {
-    preset_fd = std::atoi(fd);
+    std::string why;
+    auto parsed = gnh::nri::parse_preset_socket(fd, &why);
+    struct stat st {};
+    if (parsed && (::fstat(*parsed, &st) != 0 || !S_ISSOCK(st.st_mode))) why = "is not an open socket here";
+    if (!why.empty()) {
+      std::fprintf(stderr, "gpu-numa-nri: NRI_PLUGIN_SOCKET='%.40s' %s (a runtime starting a pre-registered plugin "
+                   "passes the connection's descriptor there; unset it to dial the runtime's socket)\n", fd, why.c_str());
+      return 2;
+    }
+    preset_fd = *parsed;
     if (const char* n = std::getenv("NRI_PLUGIN_NAME")) name = n;
     if (const char* i = std::getenv("NRI_PLUGIN_IDX")) idx = i;
   }

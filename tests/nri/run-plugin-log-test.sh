@@ -44,4 +44,16 @@ name="log file usable: each record once on stderr and once in the file"
 n=$(retries "$TMP/err")
 f=$(retries "$TMP/plugin.log")
 [ "$n" = 1 ] && [ "$f" = 1 ] && pass "$name" || fail "$name" "stderr $n, file $f: $(sed -n 1,3p "$TMP/err" | one_line)"
+
+# A pre-registered plugin's NRI_PLUGIN_SOCKET that is not a socket's descriptor: one line, exit 2,
+# before anything is dialed (fd 9 is closed here, fd 0 is stdin).
+for v in abc 3x -1 0 9; do
+    name="NRI_PLUGIN_SOCKET=$v: refused in one line, exit 2"
+    out=$(NRI_PLUGIN_SOCKET=$v "$PLUGIN" --socket "$TMP/nobody.sock" --config "$TMP/file.toml" --hook /bin/true \
+              --state-file "$TMP/state.json" 2>&1 9>&-)
+    rc=$?
+    [ "$rc" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+        grep -qE "^gpu-numa-nri: NRI_PLUGIN_SOCKET='$v' (is not a file descriptor number|names standard input, output or error, not a socket|is not an open socket here) " <<<"$out" &&
+        pass "$name" || fail "$name" "rc $rc: $(echo "$out" | one_line)"
+done
 finish
