@@ -16,6 +16,7 @@ struct BoundedCall::State {
   bool stop = false;
   unsigned long long finished = 0;  // jobs done, to tell ours from an abandoned one's end
   std::atomic<bool> abandoned{false};  // the running job's caller gave up on it
+  std::shared_ptr<std::atomic<int>> stuck;  // abandoned jobs still running, over all workers
   std::thread worker;
 };
 
@@ -25,10 +26,18 @@ thread_local const std::atomic<bool>* t_abandoned = nullptr;  // set on the work
 
 bool BoundedCall::in_abandoned_job() { return t_abandoned && t_abandoned->load(); }
 
-BoundedCall::BoundedCall() : state_(std::make_shared<State>()) {
+std::shared_ptr<BoundedCall::State> BoundedCall::start_worker(const std::shared_ptr<std::atomic<int>>& stuck) {
+  auto s = std::make_shared<State>();
+  s->stuck = stuck;
   // The worker holds the state too: after an abandoned job it may outlive this object.
-  state_->worker = std::thread([s = state_] { work(s); });
+  s->worker = std::thread([s] { work(s); });
+  return s;
 }
+
+BoundedCall::BoundedCall(int max_stuck)
+    : max_stuck_(max_stuck), stuck_(std::make_shared<std::atomic<int>>(0)), state_(start_worker(stuck_)) {}
+
+int BoundedCall::stuck() const { return stuck_->load(); }
 
 BoundedCall::~BoundedCall() {
   std::unique_lock<std::mutex> l(state_->m);
@@ -45,12 +54,22 @@ BoundedCall::~BoundedCall() {
 
 BoundedCall::Outcome BoundedCall::run(std::function<void()> job, std::chrono::milliseconds deadline) {
   std::unique_lock<std::mutex> l(state_->m);
-  if (state_->running || state_->job) return Outcome::busy;
+  if (state_->running || state_->job) {
+    // Only an abandoned job can hold the worker here (calls come one at a time).
+    if (stuck_->load() >= max_stuck_) return Outcome::busy;
+    // Retired: it exits once its job ends; this and later jobs go to a fresh worker.
+    state_->stop = true;
+    state_->worker.detach();
+    l.unlock();
+    state_ = start_worker(stuck_);
+    l = std::unique_lock<std::mutex>(state_->m);
+  }
   const unsigned long long mine = state_->finished + 1;
   state_->job = std::move(job);
   state_->cv.notify_all();
   if (state_->cv.wait_for(l, deadline, [&] { return state_->finished >= mine; })) return Outcome::done;
   state_->abandoned = true;
+  stuck_->fetch_add(1);  // under the worker's lock: its end (below) cannot come first
   return Outcome::timed_out;
 }
 
@@ -77,6 +96,7 @@ void BoundedCall::work(const std::shared_ptr<State>& s) {
     }
     job = nullptr;  // what it captured goes before the caller hears it is done
     l.lock();
+    if (s->abandoned) s->stuck->fetch_sub(1);
     s->running = false;
     ++s->finished;
     s->cv.notify_all();

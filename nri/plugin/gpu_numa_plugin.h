@@ -30,7 +30,7 @@ class GpuNumaPlugin : public PluginHandler {
   void call_failed(const std::string& what) override;
 
   // Time spent in the last CreateContainer/UpdateContainer, for the benchmark's per-event figure.
-  long long last_event_us() const { return last_us_; }
+  long long last_event_us() const { return last_us_.load(std::memory_order_relaxed); }
   // Containers the hook was added to since the plugin started (any thread may read it).
   uint64_t injections() const { return injections_.load(std::memory_order_relaxed); }
 
@@ -40,7 +40,8 @@ class GpuNumaPlugin : public PluginHandler {
   HookSettings hook_;
   std::function<void(const LogRecord&)> log_;
   std::function<void(const HookBinary&)> hook_seen_;
-  long long last_us_ = 0;
+  // Atomic: a call abandoned at its deadline can still finish beside the next one (bounded_call.h).
+  std::atomic<long long> last_us_{0};
   std::atomic<uint64_t> injections_{0};
 };
 

@@ -310,8 +310,8 @@ int main(int argc, char** argv) {
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
   std::atomic<uint64_t> calls_failed{0};  // over every connection (Session::calls_failed is per connection)
   state.count_with([&] { return gnh::NriCallCounts{plugin.injections(), calls_failed.load()}; });
-  // One worker for every connection's container calls: a call stuck in a host read stays stuck
-  // on it across a reconnect, and no second call ever runs beside it.
+  // One pool for every connection's container calls: a call stuck in a host read stays counted
+  // across a reconnect; the next call gets a fresh worker, up to a bound (bounded_call.h).
   gnh::nri::BoundedCall bounded;
   gnh::nri::ConnectionLimits limits;
   int backoff_ms = 500;

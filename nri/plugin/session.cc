@@ -174,7 +174,8 @@ Session::Answer Session::container_call(const char* method, const std::string& p
     failed = "did not finish within " + std::to_string(deadline.count()) +
              " ms (the runtime's request timeout less a margin; a host file read hangs?)";
   else if (outcome == BoundedCall::Outcome::busy)
-    failed = "was not run: an earlier call is still stuck in host reads past its deadline";
+    failed = "was not run: " + std::to_string(bounded_->stuck()) +
+             " earlier call(s) still stuck in host reads past their deadline (a hung driver or cgroup file?)";
   else if (!result->error.empty())
     failed = "failed: " + printable(result->error);
   if (failed.empty()) {
