@@ -33,6 +33,8 @@ packages+=(
   # node image built offline (examples/kubernetes/build-image.sh) and the DaemonSet's pods on a CNI
   # pod network (tests/k8s/run-daemonset-test.sh)
   nodejs buildah containernetworking-plugins iproute2
+  # the alert rules' unit tests (promtool) and the plugin's endpoint scraped by a real Prometheus
+  prometheus
   # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
   # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils
