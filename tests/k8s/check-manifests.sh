@@ -27,6 +27,7 @@ bash "$k8s/nri/render.sh" "$kustomize" "$tmp/nri-daemonset.yaml"
 cmp -s "$tmp/nri-daemonset.yaml" "$k8s/nri-daemonset.yaml" ||
     fail "examples/kubernetes/nri-daemonset.yaml is not examples/kubernetes/nri/base rendered: run examples/kubernetes/nri/render.sh KUSTOMIZE ($(diff "$k8s/nri-daemonset.yaml" "$tmp/nri-daemonset.yaml" | sed -n 1,3p | tr '\n' ' '))"
 "$kustomize" build "$k8s/nri/overlays/example" >"$tmp/overlay.yaml" || fail "kustomize build of the example overlay failed"
+"$kustomize" build "$k8s/nri/overlays/monitoring" >"$tmp/monitoring.yaml" || fail "kustomize build of the monitoring overlay failed"
 
 # The overlay's knobs reach every object: namespace, image, node selector.
 python3 - "$tmp/overlay.yaml" <<'PY' || bad=$((bad + 1))
@@ -53,17 +54,20 @@ PY
 
 # Every manifest against the schema: 3 + 3 + 1 + 1 + 1 objects, and the PrometheusRule (a CRD of
 # the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
-out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule "$modules" \
+# The monitoring overlay adds 3 + PodMonitor + PrometheusRule (CRDs: YAML only here; their fields
+# are checked by check-alert-rules.sh).
+out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule --yaml-only PodMonitor "$modules" \
       nri-daemonset.yaml "$tmp/overlay.yaml" daemonset.yaml runtimeclass.yaml gpu-pod.yaml \
-      monitoring/prometheusrule.yaml) || fail "a manifest does not validate"
+      monitoring/prometheusrule.yaml "$tmp/monitoring.yaml") || fail "a manifest does not validate"
 echo "$out"
-grep -qx '10 objects checked, 0 failed' <<<"$out" || fail "expected 10 objects checked, 0 failed"
+grep -qx '15 objects checked, 0 failed' <<<"$out" || fail "expected 15 objects checked, 0 failed"
 
-# The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc).
-python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" <<'PY' || bad=$((bad + 1))
+# The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc,
+# nri_metrics.cc).
+python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" "$repo/hook/core/check/nri_metrics.cc" <<'PY' || bad=$((bad + 1))
 import re, sys, yaml
 rule = yaml.safe_load(open(sys.argv[1]))
-written = set(re.findall(r'"(gpu_numa_hook_[a-z_]+)"', open(sys.argv[2]).read()))
+written = set(re.findall(r'"(gpu_numa_hook_[a-z_]+)"', open(sys.argv[2]).read() + open(sys.argv[3]).read()))
 errs = []
 rules = [r for g in rule["spec"]["groups"] for r in g["rules"]]
 for r in rules:
