@@ -36,6 +36,8 @@ packages+=(
   # the real CRI-O (tests/crio, from ../shared/tools/cri-o): its monitor conmon, and the libraries
   # its Go binaries link (crio, copyimg: libsqlite3 and libseccomp)
   conmon libsqlite3-0 libseccomp2
+  # the alert rules' unit tests (promtool) and the plugin's endpoint scraped by a real Prometheus
+  prometheus
   # cross builds for aarch64 (Grace) and ppc64le (AC922), their tests under qemu-user, and the
   # .rpm packages
   crossbuild-essential-arm64 crossbuild-essential-ppc64el qemu-user-static rpm binutils

@@ -218,6 +218,7 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     r.nri_problem = nri.problem;
     r.nri_hook_problem = nri.hook_problem;
     r.nri_calls = nri.calls;
+    if (nri.applicable) r.nri_connections = NriConnectionCounts{nri.connects, nri.drops, nri.last_drop_reason};
     if (co.prometheus_file) {
       // Counters are exported, not judged: one that cannot be read is left out of the metrics and
       // said once here, never a reason for the check to fail.

@@ -22,17 +22,22 @@
 #include <thread>
 
 #include "base/error.h"
+#include "check/metrics.h"
+#include "check/nri_metrics.h"
 #include "check/nri_plugin_state.h"
 #include "host/fs/atomic_file.h"
 #include "host/fs/host_fs.h"
 #include "host/fs/liveness_lock.h"
 #include "host/check/nri_state_reader.h"
 #include "host/config/config_loader.h"
+#include "host/decide/decision_counter.h"
 #include "host/log/event_log.h"
 #include "plugin/bounded_call.h"
 #include "plugin/connection.h"
 #include "plugin/gpu_numa_plugin.h"
 #include "plugin/preset_socket.h"
+#include "plugin/metrics_address.h"
+#include "plugin/metrics_server.h"
 
 namespace {
 
@@ -111,6 +116,15 @@ class StateFile {
     counts_ = std::move(counts);
   }
 
+  // What the file would say now, for the metrics endpoint: a copy taken under the lock that every
+  // writer holds, so a scrape never sees half an update and never waits on an NRI call.
+  gnh::NriPluginState snapshot() {
+    std::lock_guard<std::mutex> l(m_);
+    gnh::NriPluginState s = s_;
+    if (counts_) s.calls = counts_();
+    return s;
+  }
+
   // Another live gpu-numa-nri wrote the file since we last did (fallback mode only).
   long superseded_by() {
     std::lock_guard<std::mutex> l(m_);
@@ -183,6 +197,9 @@ int main(int argc, char** argv) {
   app.add_option("--hook-config", hook_config, "configuration file the injected hook is given (--config)");
   app.add_option("--hook-timeout", hook.timeout_s, "the injected hook's timeout in seconds")->check(CLI::Range(1, 120));
   app.add_option("--state-file", state_path, "where the connection state is written for `check`");
+  std::string metrics_address;
+  app.add_option("--metrics-address", metrics_address,
+                 "serve Prometheus metrics at http://HOST:PORT/metrics (HOST:PORT, [IPV6]:PORT or :PORT; off when unset)");
   bool version = false;
   app.add_flag("--version", version, "print the version");
   bool ready = false;
@@ -193,6 +210,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (ready) return report_readiness(state_path);
+  std::optional<gnh::nri::MetricsAddress> metrics_at;
+  if (!metrics_address.empty()) {
+    std::string error;
+    metrics_at = gnh::nri::parse_metrics_address(metrics_address, &error);
+    if (!metrics_at) {
+      std::fprintf(stderr, "gpu-numa-nri: %s\n", error.c_str());
+      return 2;
+    }
+  }
   if (!hook_config.empty()) hook.extra_args = {"--config", hook_config};
   // Pre-registered: the runtime started us with the connection on an fd and our name and index.
   int preset_fd = -1;
@@ -310,6 +336,37 @@ int main(int argc, char** argv) {
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
   std::atomic<uint64_t> calls_failed{0};  // over every connection (Session::calls_failed is per connection)
   state.count_with([&] { return gnh::NriCallCounts{plugin.injections(), calls_failed.load()}; });
+  // The endpoint renders on its own thread from a snapshot of the state and the hook's decision
+  // file; a port it cannot have is said once and the plugin protects the node without it.
+  gnh::nri::MetricsServer metrics;
+  if (metrics_at) {
+    auto render = [&] {
+      std::optional<gnh::DecisionCounts> decisions;
+      try {
+        decisions = gnh::read_decision_counts(gnh::HostFs("/"));
+      } catch (const gnh::Error&) {
+        // left out, as check leaves it out: a counter that cannot be read is not a 0
+      }
+      std::vector<gnh::Metric> m = gnh::nri_plugin_metrics(state.snapshot(), decisions, unix_now());
+      m.push_back(gnh::build_info_metric(GNH_VERSION, GNH_REVISION));
+      return gnh::render_metrics(m);
+    };
+    auto metrics_log = [&](const char* level, const char* action, const std::string& msg) {
+      gnh::LogRecord r;
+      r.program = "gpu-numa-nri";
+      r.level = level;
+      r.stage = "nri-metrics";
+      r.action = action;
+      r.msg = msg;
+      log(r);
+    };
+    std::string error;
+    if (metrics.start(*metrics_at, render, &error))
+      metrics_log("info", "serving", "serving Prometheus metrics at http://" +
+                                      gnh::nri::MetricsAddress{metrics_at->host, metrics.port()}.display() + "/metrics");
+    else
+      metrics_log("error", "unavailable", error + "; the plugin goes on without its metrics endpoint (check's textfile still has them)");
+  }
   // One pool for every connection's container calls: a call stuck in a host read stays counted
   // across a reconnect; the next call gets a fresh worker, up to a bound (bounded_call.h).
   gnh::nri::BoundedCall bounded;
@@ -369,6 +426,7 @@ int main(int argc, char** argv) {
   g_stop = true;
   hb_cv.notify_all();
   heartbeat.join();
+  metrics.stop();
   state.ended("stopped", false);
   // A call still stuck in a host read holds the plugin: leave without running destructors under it.
   if (!bounded.wait_idle(std::chrono::milliseconds(0))) std::_Exit(exit_code);

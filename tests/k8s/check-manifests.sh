@@ -28,6 +28,7 @@ bash "$k8s/nri/render.sh" "$kustomize" "$tmp/nri-daemonset.yaml"
 cmp -s "$tmp/nri-daemonset.yaml" "$k8s/nri-daemonset.yaml" ||
     fail "examples/kubernetes/nri-daemonset.yaml is not examples/kubernetes/nri/base rendered: run examples/kubernetes/nri/render.sh KUSTOMIZE ($(diff "$k8s/nri-daemonset.yaml" "$tmp/nri-daemonset.yaml" | sed -n 1,3p | tr '\n' ' '))"
 "$kustomize" build "$k8s/nri/overlays/example" >"$tmp/overlay.yaml" || fail "kustomize build of the example overlay failed"
+"$kustomize" build "$k8s/nri/overlays/monitoring" >"$tmp/monitoring.yaml" || fail "kustomize build of the monitoring overlay failed"
 
 # The overlay's knobs reach every object: namespace, image, node selector.
 python3 - "$tmp/overlay.yaml" <<'PY' || bad=$((bad + 1))
@@ -63,23 +64,25 @@ rc=0; out=$(python3 "$repo/tests/k8s/check-require-plugin.py" "$tmp/policy-missp
     echo "PASS: canary policy-misspelled refused ($(grep -m1 '^FAIL' <<<"$out"))" ||
     fail "canary policy-misspelled: exit $rc: $(tr '\n' ' ' <<<"$out")"
 
-# Every manifest against the schema: 3 + 3 + 5 + 1 + 1 + 1 objects, and the PrometheusRule (a CRD
-# of the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
+# Every manifest against the schema: 3 + 3 + 5 + 1 + 1 + 1 + 5 objects, and the PrometheusRule (a
+# CRD of the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
 # kubernetes-models 4.5.1 has no MutatingAdmissionPolicy (admissionregistration.k8s.io/v1 there
 # holds webhooks and ValidatingAdmissionPolicy only): those two are checked field by field by
-# check-require-plugin.py above.
-out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule \
+# check-require-plugin.py above. The monitoring overlay adds 3 + PodMonitor + PrometheusRule (CRDs:
+# YAML only here; their fields are checked by check-alert-rules.sh).
+out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule --yaml-only PodMonitor \
       --yaml-only MutatingAdmissionPolicy --yaml-only MutatingAdmissionPolicyBinding "$modules" \
       nri-daemonset.yaml "$tmp/overlay.yaml" "$tmp/fail-closed.yaml" daemonset.yaml runtimeclass.yaml \
-      gpu-pod.yaml monitoring/prometheusrule.yaml) || fail "a manifest does not validate"
+      gpu-pod.yaml monitoring/prometheusrule.yaml "$tmp/monitoring.yaml") || fail "a manifest does not validate"
 echo "$out"
-grep -qx '15 objects checked, 0 failed' <<<"$out" || fail "expected 15 objects checked, 0 failed"
+grep -qx '20 objects checked, 0 failed' <<<"$out" || fail "expected 20 objects checked, 0 failed"
 
-# The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc).
-python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" <<'PY' || bad=$((bad + 1))
+# The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc,
+# nri_metrics.cc).
+python3 - "$k8s/monitoring/prometheusrule.yaml" "$repo/hook/core/check/metrics.cc" "$repo/hook/core/check/nri_metrics.cc" <<'PY' || bad=$((bad + 1))
 import re, sys, yaml
 rule = yaml.safe_load(open(sys.argv[1]))
-written = set(re.findall(r'"(gpu_numa_hook_[a-z_]+)"', open(sys.argv[2]).read()))
+written = set(re.findall(r'"(gpu_numa_hook_[a-z_]+)"', open(sys.argv[2]).read() + open(sys.argv[3]).read()))
 errs = []
 rules = [r for g in rule["spec"]["groups"] for r in g["rules"]]
 for r in rules:

@@ -1,5 +1,7 @@
 #include "check/metrics.h"
 
+#include "check/nri_metrics.h"
+
 namespace gnh {
 
 std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool config_unusable) {
@@ -33,34 +35,19 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
   m.push_back({"gpu_numa_hook_containers_lost_gpu_node",
                "Running GPU containers whose cgroup lacks an online memory node of their GPUs (after any fix)", "gauge",
                n(r->lost_left().size())});
-  if (r->nri_applicable)
-    m.push_back({"gpu_numa_hook_nri_plugin_connected",
-                 "1 when the NRI plugin is connected to the runtime; 0: GPU containers start without the hook", "gauge",
-                 r->nri_problem ? 0.0 : 1.0});
-  if (r->nri_applicable)
-    m.push_back({"gpu_numa_hook_nri_hook_present",
-                 "1 when the hook the NRI plugin injects is on the node; 0: GPU containers start without it", "gauge",
-                 r->nri_hook_problem ? 0.0 : 1.0});
+  if (r->nri_applicable) m.push_back(nri_connected_metric(!r->nri_problem));
+  if (r->nri_applicable) m.push_back(nri_hook_present_metric(!r->nri_hook_problem));
   return m;
 }
 
 std::vector<Metric> counter_metrics(const CheckResult& r) {
   std::vector<Metric> m;
   if (r.decisions)
-    for (const char* action : kCountedDecisions)
-      m.push_back({"gpu_numa_hook_decisions_total",
-                   "Container starts the hook did not simply allow, by what it did (error: a hook failure that let the "
-                   "container start), since boot",
-                   "counter", static_cast<double>(r.decisions->of(action)), {{"action", action}}});
-  if (r.nri_calls) {
-    m.push_back({"gpu_numa_hook_nri_injections_total",
-                 "Containers the NRI plugin added the hook to, since the plugin started", "counter",
-                 static_cast<double>(r.nri_calls->injections)});
-    m.push_back({"gpu_numa_hook_nri_calls_failed_total",
-                 "Container calls the NRI plugin answered with no adjustment because of its own failure, since it "
-                 "started",
-                 "counter", static_cast<double>(r.nri_calls->calls_failed)});
-  }
+    for (Metric& c : decision_metrics(*r.decisions)) m.push_back(std::move(c));
+  if (r.nri_calls)
+    for (Metric& c : nri_call_metrics(*r.nri_calls)) m.push_back(std::move(c));
+  if (r.nri_connections)
+    for (Metric& c : nri_connection_metrics(*r.nri_connections)) m.push_back(std::move(c));
   return m;
 }
 

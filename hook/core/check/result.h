@@ -8,6 +8,7 @@
 #include "check/container_drift.h"
 #include "check/findings.h"
 #include "check/fix_outcome.h"
+#include "check/nri_metrics.h"
 #include "check/nri_plugin_state.h"
 #include "decide/decision_counts.h"
 #include "systemd/systemd_unit.h"
@@ -44,6 +45,7 @@ struct CheckResult {
   // no plugin, or one that does not count).
   std::optional<DecisionCounts> decisions;
   std::optional<NriCallCounts> nri_calls;
+  std::optional<NriConnectionCounts> nri_connections;  // registrations and drops, where the plugin runs
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;

@@ -72,6 +72,7 @@ NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path)
   if (c.connected || c.connected_now) c.runtime = state->runtime;
   c.connects = state->connects;
   c.drops = state->drops;
+  c.last_drop_reason = state->last_drop_reason;
   c.calls = state->calls;
   return c;
 }

@@ -16,6 +16,7 @@ struct NriPluginCheck {
   bool connected_now = false;         // the file says connected, protecting or not (dropped recently)
   std::string runtime;                // "containerd 2.1.9" when connected
   unsigned long long connects = 0, drops = 0;  // over the plugin's life
+  std::string last_drop_reason;               // "" never dropped
   std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
   std::optional<std::string> hook_problem;  // "NRI plugin injects no hook: ..." (nri_hook_missing)
   std::optional<NriCallCounts> calls;       // the file's container counts, where it has them
