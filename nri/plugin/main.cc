@@ -335,7 +335,12 @@ int main(int argc, char** argv) {
 
   gnh::nri::GpuNumaPlugin plugin(cfg, hook, log, hook_seen);
   std::atomic<uint64_t> calls_failed{0};  // over every connection (Session::calls_failed is per connection)
-  state.count_with([&] { return gnh::NriCallCounts{plugin.injections(), calls_failed.load()}; });
+  // One pool for every connection's container calls: a call stuck in a host read stays counted
+  // across a reconnect; the next call gets a fresh worker, up to a bound (bounded_call.h).
+  gnh::nri::BoundedCall bounded(int(gnh::kNriMaxStuckCalls));
+  state.count_with([&] {
+    return gnh::NriCallCounts{plugin.injections(), calls_failed.load(), static_cast<unsigned long long>(bounded.stuck())};
+  });
   // The endpoint renders on its own thread from a snapshot of the state and the hook's decision
   // file; a port it cannot have is said once and the plugin protects the node without it.
   gnh::nri::MetricsServer metrics;
@@ -367,9 +372,6 @@ int main(int argc, char** argv) {
     else
       metrics_log("error", "unavailable", error + "; the plugin goes on without its metrics endpoint (check's textfile still has them)");
   }
-  // One pool for every connection's container calls: a call stuck in a host read stays counted
-  // across a reconnect; the next call gets a fresh worker, up to a bound (bounded_call.h).
-  gnh::nri::BoundedCall bounded;
   gnh::nri::ConnectionLimits limits;
   int backoff_ms = 500;
   std::string last_dial_error;

@@ -106,7 +106,11 @@ TEST_CASE("counters: the hook's decisions by action and the NRI plugin's counts,
         "# HELP gpu_numa_hook_nri_calls_failed_total Container calls the NRI plugin answered with no adjustment "
         "because of its own failure, since it started\n"
         "# TYPE gpu_numa_hook_nri_calls_failed_total counter\n"
-        "gpu_numa_hook_nri_calls_failed_total 1\n");
+        "gpu_numa_hook_nri_calls_failed_total 1\n"
+        "# HELP gpu_numa_hook_nri_calls_stuck Container calls abandoned at their deadline and still stuck in a host "
+        "read (a hung driver or cgroup file?); at 4 every later call is refused\n"
+        "# TYPE gpu_numa_hook_nri_calls_stuck gauge\n"
+        "gpu_numa_hook_nri_calls_stuck 0\n");
   r.decisions.reset();
-  CHECK(counter_metrics(r).size() == 2);
+  CHECK(counter_metrics(r).size() == 3);
 }

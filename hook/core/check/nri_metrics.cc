@@ -29,7 +29,11 @@ std::vector<Metric> nri_call_metrics(const NriCallCounts& c) {
            "counter", static_cast<double>(c.injections)},
           {"gpu_numa_hook_nri_calls_failed_total",
            "Container calls the NRI plugin answered with no adjustment because of its own failure, since it started",
-           "counter", static_cast<double>(c.calls_failed)}};
+           "counter", static_cast<double>(c.calls_failed)},
+          {"gpu_numa_hook_nri_calls_stuck",
+           "Container calls abandoned at their deadline and still stuck in a host read (a hung driver or cgroup file?); "
+           "at " + std::to_string(kNriMaxStuckCalls) + " every later call is refused",
+           "gauge", static_cast<double>(c.calls_stuck)}};
 }
 
 std::vector<Metric> nri_connection_metrics(const NriConnectionCounts& c) {

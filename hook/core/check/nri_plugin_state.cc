@@ -30,6 +30,7 @@ std::string format_nri_state(const NriPluginState& s) {
   if (s.calls) {
     j["injections"] = s.calls->injections;
     j["calls_failed"] = s.calls->calls_failed;
+    j["calls_stuck"] = s.calls->calls_stuck;
   }
   return j.dump(2) + "\n";
 }
@@ -62,7 +63,8 @@ std::optional<NriPluginState> parse_nri_state(std::string_view text) {
       s.recent_drops.erase(s.recent_drops.begin(), s.recent_drops.end() - long(kNriRecentDropsKept));
     if (j.contains("injections") && j.contains("calls_failed")) {
       if (!j.at("injections").is_number_unsigned() || !j.at("calls_failed").is_number_unsigned()) return std::nullopt;
-      s.calls = NriCallCounts{j.at("injections").get<unsigned long long>(), j.at("calls_failed").get<unsigned long long>()};
+      s.calls = NriCallCounts{j.at("injections").get<unsigned long long>(), j.at("calls_failed").get<unsigned long long>(),
+                              j.value("calls_stuck", 0ULL)};  // absent in older plugins' files
     }
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
@@ -112,6 +114,17 @@ std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>
     return "NRI plugin not settled: it registered again " + std::to_string(up) + " s ago after being dropped" + last +
            "; counted as protecting once it stays registered for " + std::to_string(kNriSettleSeconds) + " s";
   return std::nullopt;
+}
+
+std::optional<std::string> nri_calls_stuck(const std::optional<NriPluginState>& state, bool* all_refused) {
+  *all_refused = false;
+  if (!state || !state->calls || state->calls->calls_stuck == 0) return std::nullopt;
+  const unsigned long long n = state->calls->calls_stuck;
+  *all_refused = n >= kNriMaxStuckCalls;
+  return "NRI plugin: " + std::to_string(n) + " container call(s) stuck in host reads past their deadline (a hung " +
+         "driver or cgroup file? the plugin's log names the container); those containers started without the hook, " +
+         (*all_refused ? std::string("and every GPU container now does until one of the reads returns")
+                       : "later ones still get it while fewer than " + std::to_string(kNriMaxStuckCalls) + " are stuck");
 }
 
 std::optional<std::string> nri_hook_missing(const std::optional<NriPluginState>& state) {

@@ -29,7 +29,12 @@ constexpr size_t kNriRecentDropsKept = 16;  // enough to see kNriFlapDrops; the 
 struct NriCallCounts {
   unsigned long long injections = 0;    // containers the hook was added to
   unsigned long long calls_failed = 0;  // container calls answered "no adjustment" by our own failure
+  unsigned long long calls_stuck = 0;   // now: calls abandoned at their deadline, still in a host read
 };
+
+// How many abandoned calls gpu-numa-nri lets run at once (threads stuck in the kernel are not
+// free); at that many, every later container call is refused until one returns.
+constexpr unsigned long long kNriMaxStuckCalls = 4;
 
 struct NriPluginState {
   bool connected = false;
@@ -79,6 +84,10 @@ struct NriPluginLiveness {
 // nullopt when registered and serving; else one line for check ("NRI plugin not connected: ..." or
 // "NRI plugin keeps being dropped: ...").
 std::optional<std::string> nri_not_connected(const std::optional<NriPluginState>& state, const NriPluginLiveness& live);
+
+// nullopt when no container call is stuck in a host read; else one line for status ("NRI plugin:
+// N container call(s) stuck ..."), *all_refused set when no call is served until one returns.
+std::optional<std::string> nri_calls_stuck(const std::optional<NriPluginState>& state, bool* all_refused);
 
 // nullopt when the plugin's hook is there (or the state is unknown: nri_not_connected says so);
 // else one line for check and status ("NRI plugin injects no hook: ...").

@@ -169,17 +169,45 @@ TEST_CASE("nri state: a plugin the runtime keeps dropping is not protecting, wha
 TEST_CASE("nri state: the container counts are written and read back - absent in an older plugin's file") {
   NriPluginState s;
   s.connected = true;
-  s.calls = NriCallCounts{12, 3};
+  s.calls = NriCallCounts{12, 3, 2};
   std::string text = format_nri_state(s);
-  CHECK(text.find("\"injections\": 12,\n  \"calls_failed\": 3\n") != std::string::npos);
+  CHECK(text.find("\"injections\": 12,\n  \"calls_failed\": 3,\n  \"calls_stuck\": 2\n") != std::string::npos);
   auto back = parse_nri_state(text);
   REQUIRE(back);
   REQUIRE(back->calls);
   CHECK(back->calls->injections == 12);
   CHECK(back->calls->calls_failed == 3);
+  CHECK(back->calls->calls_stuck == 2);
+  // a plugin from before the stuck count: none stuck
+  auto before = parse_nri_state("{\"connected\": true, \"injections\": 1, \"calls_failed\": 0}");
+  REQUIRE(before);
+  REQUIRE(before->calls);
+  CHECK(before->calls->calls_stuck == 0);
   s.calls.reset();
   auto old = parse_nri_state(format_nri_state(s));
   REQUIRE(old);
   CHECK_FALSE(old->calls);  // not zero: an older plugin counts nothing, so nothing is exported
   CHECK_FALSE(parse_nri_state("{\"connected\": true, \"injections\": -1, \"calls_failed\": 0}"));
+}
+
+TEST_CASE("nri state: container calls stuck in host reads are a note, and at the limit not protected") {
+  NriPluginState s;
+  s.connected = true;
+  bool all = true;
+  CHECK_FALSE(nri_calls_stuck(s, &all));  // an older plugin: no counts
+  CHECK_FALSE(all);
+  s.calls = NriCallCounts{5, 1, 0};
+  CHECK_FALSE(nri_calls_stuck(s, &all));
+  s.calls->calls_stuck = 1;
+  CHECK(nri_calls_stuck(s, &all) ==
+        "NRI plugin: 1 container call(s) stuck in host reads past their deadline (a hung driver or cgroup file? the "
+        "plugin's log names the container); those containers started without the hook, later ones still get it while "
+        "fewer than 4 are stuck");
+  CHECK_FALSE(all);
+  s.calls->calls_stuck = kNriMaxStuckCalls;
+  CHECK(nri_calls_stuck(s, &all) ==
+        "NRI plugin: 4 container call(s) stuck in host reads past their deadline (a hung driver or cgroup file? the "
+        "plugin's log names the container); those containers started without the hook, and every GPU container now "
+        "does until one of the reads returns");
+  CHECK(all);
 }

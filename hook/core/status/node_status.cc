@@ -50,6 +50,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
                       ": default_validator required_plugins): while it is not registered, every container on the "
                       "node fails to create, not only GPU ones (fail-closed; docs/nri.md)");
   if (!f.nri_hook_problem.empty()) v.not_protected.push_back(f.nri_hook_problem);
+  if (!f.nri_calls_stuck.empty()) (f.nri_stuck_refuses_all ? v.not_protected : v.notes).push_back(f.nri_calls_stuck);
   // Twice is still protected: a note, not a reason the node is unprotected.
   for (const std::string& line : double_registrations(f)) v.notes.push_back(line);
   if (registered == 0 && v.unknown.empty())

@@ -47,6 +47,8 @@ struct StatusFacts {
   std::string nri_runtime;  // NRI's name and version of the runtime it is connected to ("cri-o 1.31.0"), "" = unknown
   std::string nri_problem;
   std::string nri_hook_problem;      // the hook the plugin injects is missing ("" = there, or no plugin)
+  std::string nri_calls_stuck;       // container calls stuck in host reads ("" = none)
+  bool nri_stuck_refuses_all = false;  // ... so many that every call is refused
   // containerd's NRI default validator (2.2 and later), from its config files: what NRI itself
   // would refuse. Only judged where the plugin runs (nri not empty).
   bool nri_validator_rejects_hooks = false;

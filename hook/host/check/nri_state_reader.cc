@@ -66,6 +66,7 @@ NriPluginCheck check_nri_plugin(const HostFs& fs, const std::string& state_path)
   live.lock_held = liveness_lock_held(fs, state_path + ".lock");
   c.problem = nri_not_connected(state, live);
   c.hook_problem = nri_hook_missing(state);
+  c.stuck = nri_calls_stuck(state, &c.stuck_refuses_all);
   c.connected = !c.problem;
   c.connected_now = state->connected && live.now - state->heartbeat <= kNriStaleSeconds &&
                     !(live.same_pid_namespace && !live.pid_alive) && live.lock_held != false;

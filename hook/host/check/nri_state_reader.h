@@ -20,6 +20,8 @@ struct NriPluginCheck {
   std::optional<std::string> problem; // "NRI plugin not connected: ..." when applicable and not connected
   std::optional<std::string> hook_problem;  // "NRI plugin injects no hook: ..." (nri_hook_missing)
   std::optional<NriCallCounts> calls;       // the file's container counts, where it has them
+  std::optional<std::string> stuck;         // "NRI plugin: N container call(s) stuck ..." (nri_calls_stuck)
+  bool stuck_refuses_all = false;           // ... and so many that every call is refused
 };
 
 // `state_path` is a host path (kNriStatePath by default). A node where the plugin never ran (no

@@ -197,6 +197,8 @@ void read_nri_plugin(const HostFs& fs, StatusFacts* f) {
     f->nri += " (" + std::to_string(c.connects) + " registrations, " + std::to_string(c.drops) + " drops since it started)";
   if (c.problem) f->nri_problem = *c.problem;
   if (c.hook_problem) f->nri_hook_problem = *c.hook_problem;
+  if (c.stuck) f->nri_calls_stuck = *c.stuck;
+  f->nri_stuck_refuses_all = c.stuck_refuses_all;
 }
 
 // A file's last kLogTailBytes, read from its end; *from_start says whether that is the whole file.
