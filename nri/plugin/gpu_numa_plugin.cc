@@ -77,7 +77,7 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
   if (auto adj = hook_adjustment(req.container(), hook_)) {
     // A hook runc cannot exec fails the container: without it the container starts unprotected
     // instead, and says so (the state file too, for status and check).
-    HookBinary hb = probe_hook_binary(hook_.path);
+    HookBinary hb = probe_hook_binary(hook_.path, hook_.host_root);
     if (hook_seen_) hook_seen_(hb);
     LogRecord r;
     r.container = req.container().id();
