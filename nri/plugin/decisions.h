@@ -24,6 +24,9 @@ struct HookSettings {
   std::string path = "/usr/bin/gpu-numa-hook";  // on the host: runc runs it in its own namespace
   std::vector<std::string> extra_args;           // e.g. --config FILE, before the stage argument
   int timeout_s = 10;
+  // Where the host's / is in the plugin's view ("/" on the host, the DaemonSet's /host): the hook
+  // is checked and the containers' cgroups are read there.
+  std::string host_root = "/";
 };
 
 // The adjustment for a container that may get GPUs (may_request_gpus, the hook's own fast test);

@@ -20,21 +20,23 @@ long long us_since(Clock::time_point t0) {
 
 // The container's cpuset.mems now, from its cgroup: NRI's cgroups_path in either driver's form
 // (a cgroupfs path, or systemd's "slice:prefix:name" expanded to the scope's path). nullopt where
-// no such cgroup is readable: the plugin in the DaemonSet sees no host cgroup tree.
-std::optional<NodeSet> cgroup_mems(const api::Container& c, std::string* source) {
+// no such cgroup is readable. Read under the node's root: in the DaemonSet the node's cgroup tree
+// is at /host/sys/fs/cgroup (read-only), its mount table the node's init's.
+std::optional<NodeSet> cgroup_mems(const api::Container& c, const std::string& host_root, std::string* source) {
   const std::string raw = c.has_linux() ? c.linux().cgroups_path() : "";
   auto path = raw.empty() ? std::nullopt : cgroup_from_cgroups_path(raw);
   if (!path) return std::nullopt;
   try {
-    HostFs fs("/");
-    CpusetLocation loc = locate_cpuset_hierarchy(fs, *path);
+    HostFs fs(host_root);
+    CpusetLocation loc =
+        locate_cpuset_hierarchy(fs, *path, fs.is_real_root() ? "/proc/self/mountinfo" : "/proc/1/mountinfo");
     const std::string dir = loc.display();
     for (const char* file : {"cpuset.mems", "cpuset.mems.effective"}) {
       std::string f = dir + "/" + (loc.noprefix ? std::string(file).substr(7) : std::string(file));
       auto text = fs.read(f);
       if (text && text->find_first_not_of(" \n") != std::string::npos) {
         if (auto n = NodeSet::parse(*text)) {
-          *source = f;
+          *source = fs.is_real_root() ? f : fs.resolve(f);
           return n;
         }
       }
@@ -77,7 +79,7 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
   if (auto adj = hook_adjustment(req.container(), hook_)) {
     // A hook runc cannot exec fails the container: without it the container starts unprotected
     // instead, and says so (the state file too, for status and check).
-    HookBinary hb = probe_hook_binary(hook_.path);
+    HookBinary hb = probe_hook_binary(hook_.path, hook_.host_root);
     if (hook_seen_) hook_seen_(hb);
     LogRecord r;
     r.container = req.container().id();
@@ -139,7 +141,7 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
       label += (label.empty() ? "" : ",") + g.device_path() + "(" + g.bus_id + ")";
     }
     std::string source;
-    facts.cgroup_mems = cgroup_mems(c, &source);
+    facts.cgroup_mems = cgroup_mems(c, hook_.host_root, &source);
     UpdateDecision d;
     if (auto u = keep_gpu_nodes_update(c.id(), req.linux_resources(), facts, &d)) {
       *resp.add_update() = std::move(*u);

@@ -1,7 +1,9 @@
-// Whether the hook the plugin injects is there for runc to run. runc runs that host path itself,
-// and a hook it cannot exec fails the container ("fork/exec ...: no such file or directory"):
-// the plugin must never add a hook that is not there. One stat and one access(X_OK) per probe.
-// In the DaemonSet the hook's host directory is mounted at the same path (read-only).
+// Whether the hook the plugin injects is one runc on the host can exec. runc runs that host path
+// itself, and a hook it cannot exec fails the container ("fork/exec ...: no such file or
+// directory"): the plugin must never add such a hook. So the path is judged as the host sees it:
+// resolved through the host's root (--host-root; the DaemonSet mounts the node's / there),
+// symlinks kept inside it; a regular file with an execute bit; not on a noexec mount; an ELF for
+// this node's architecture, or a #! script.
 #pragma once
 
 #include <string>
@@ -11,10 +13,16 @@ namespace gnh::nri {
 struct HookBinary {
   std::string path;
   bool usable = false;
-  std::string problem;  // why not: "No such file or directory", "not a regular file", "not executable"
+  // why not, for operators: "No such file or directory", "not a regular file", "not executable
+  // (mode 0644)", "on a noexec mount (/opt, /dev/sda3)", "built for aarch64, this node is x86_64"
+  std::string problem;
   bool operator==(const HookBinary&) const = default;
 };
 
-HookBinary probe_hook_binary(const std::string& path);
+// `host_root`: where the host's / is in this process's view ("/" when not in a container). The
+// host's mount table: our own when host_root is "/" (runc and we share the host's mount
+// namespace), else <host_root>/proc/1/mountinfo (the host's init; the host's /proc reaches us
+// inside that root). Cheap: a few syscalls, the table parsed again only when stale.
+HookBinary probe_hook_binary(const std::string& path, const std::string& host_root = "/");
 
 }  // namespace gnh::nri

@@ -196,6 +196,8 @@ int main(int argc, char** argv) {
   app.add_option("--hook", hook.path, "host path of gpu-numa-hook that runc runs at createRuntime");
   app.add_option("--hook-config", hook_config, "configuration file the injected hook is given (--config)");
   app.add_option("--hook-timeout", hook.timeout_s, "the injected hook's timeout in seconds")->check(CLI::Range(1, 120));
+  app.add_option("--host-root", hook.host_root, "where the node's / is mounted (in a container): the hook is checked there")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--state-file", state_path, "where the connection state is written for `check`");
   std::string metrics_address;
   app.add_option("--metrics-address", metrics_address,
@@ -318,7 +320,7 @@ int main(int argc, char** argv) {
     }
     first_probe = false;
   };
-  hook_seen(gnh::nri::probe_hook_binary(hook.path));
+  hook_seen(gnh::nri::probe_hook_binary(hook.path, hook.host_root));
   std::mutex hb_m;
   std::condition_variable hb_cv;
   std::thread heartbeat([&] {
@@ -326,7 +328,7 @@ int main(int argc, char** argv) {
     while (!g_stop) {
       hb_cv.wait_for(l, std::chrono::seconds(gnh::kNriHeartbeatSeconds));
       if (!g_stop) {
-        hook_seen(gnh::nri::probe_hook_binary(hook.path));
+        hook_seen(gnh::nri::probe_hook_binary(hook.path, hook.host_root));
         state.heartbeat();
       }
       if (state.superseded_by()) g_stop = true;  // the main loop says why and exits

@@ -315,6 +315,32 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
 else fail "plugin with a missing hook connects and says so" "log: $(grep -E 'nri-connect|nri-hook' "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
 stop_pidfile "$TMP/plugin.pid"
 
+# 8c. the hook is there but on a noexec mount (runc's exec would fail with EACCES): reached through
+# a symlink, it is judged where the link leads; not usable, never injected, status says why
+NOEXEC=$(realpath "$TMP")/noexec-mnt
+mkdir -p "$NOEXEC" && mount -t tmpfs -o noexec gnh-noexec "$NOEXEC" && cp "$HOOK" "$NOEXEC/gpu-numa-hook" &&
+    ln -sfn "$NOEXEC/gpu-numa-hook" "$TMP/hook-link" || fail "setup" "cannot mount a noexec tmpfs at $NOEXEC"
+WHY="on a noexec mount ($NOEXEC, gnh-noexec)"
+n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
+"$PLUGIN" --socket "$NRI_SOCK" --hook "$TMP/hook-link" --config "$TMP/cfg/nri.toml" >>"$TMP/plugin.log" 2>&1 &
+echo $! >"$TMP/plugin.pid"
+if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
+    grep -qF "the hook $TMP/hook-link is not usable on this node ($WHY)" "$LOG"; then
+    C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" noexec-hook "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    OUT=$(cri start "$C7"); RC2=$?
+    CFG=$(config_of "$C7")
+    if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
+        grep "container=$C7 stage=nri-create action=unprotected" "$LOG" | grep -qF "($WHY): it starts WITHOUT the hook"; then
+        pass "hook on a noexec mount: the GPU pod STARTED without it; the plugin logged '$WHY'"
+    else fail "GPU pod with the hook on a noexec mount" "create rc $RC start rc $RC2 ($OUT) hooks $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C7" "$LOG" | one_line)"; fi
+    OUT=$("$HOOK" status 2>&1); RC=$?
+    [ "$RC" = 1 ] && echo "$OUT" | grep -qF "not protected: NRI plugin injects no hook: $TMP/hook-link is not usable on this node ($WHY)" &&
+        pass "hook on a noexec mount: status exits 1 saying '$WHY'" ||
+        fail "status with the hook on a noexec mount" "rc $RC: $(echo "$OUT" | one_line)"
+else fail "plugin with a noexec hook says so" "log: $(grep -E 'nri-connect|nri-hook' "$LOG" | tail -3 | one_line) plugin: $(tail -3 "$TMP/plugin.log" | one_line)"; fi
+stop_pidfile "$TMP/plugin.pid"
+umount "$NOEXEC" 2>/dev/null
+
 # 10. another NRI plugin owns cpu.mems (a resource manager: mems-owner, on containerd/nri's own
 # pkg/stub, sets mems 1 on every create and update, at index 90, before ours at 99, the default). Ours claims
 # no mems at create (the hook checks the final mems at runc time) and marks its update

@@ -87,10 +87,12 @@ std::optional<std::vector<MountInfoLine>> parse_mountinfo(std::string_view text,
       return std::nullopt;
     }
     MountInfoLine m;
+    m.device = std::string(f[2]);
     m.root = unescape_octal(f[3]);
     m.mount_point = unescape_octal(f[4]);
     m.fstype = std::string(sep[1]);
     m.source = unescape_octal(sep[2]);
+    for (auto o : split(f[5], ',')) m.mount_options.emplace_back(o);
     for (auto o : split(sep[3], ',')) m.super_options.emplace_back(o);
     out.push_back(std::move(m));
   }

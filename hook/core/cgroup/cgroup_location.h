@@ -19,10 +19,12 @@ struct ProcCgroupLine {
 };
 
 struct MountInfoLine {
+  std::string device;       // field 3: "major:minor" of the filesystem
   std::string root;         // field 4: the mount's root within its filesystem
   std::string mount_point;  // field 5, octal escapes decoded
   std::string fstype;
   std::string source;
+  std::vector<std::string> mount_options;  // field 6, per mount: "rw", "noexec", "nosuid"...
   std::vector<std::string> super_options;
 };
 

@@ -4,15 +4,17 @@
 
 namespace gnh {
 
-std::vector<MountInfoLine> read_host_mounts(const HostFs& fs) {
+std::vector<MountInfoLine> read_host_mounts(const HostFs& fs, const std::string& mountinfo) {
   std::string why;
-  auto mounts = parse_mountinfo(fs.read_required("/proc/self/mountinfo", 4 * 1024 * 1024), &why);
-  if (!mounts) fail("cannot parse " + fs.resolve("/proc/self/mountinfo") + ": " + why);
+  auto mounts = parse_mountinfo(fs.read_required(mountinfo, 4 * 1024 * 1024), &why);
+  if (!mounts) fail("cannot parse " + fs.resolve(mountinfo) + ": " + why);
   return *mounts;
 }
 
-CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path) {
-  auto mounts = read_host_mounts(fs);
+std::vector<MountInfoLine> read_host_mounts(const HostFs& fs) { return read_host_mounts(fs, "/proc/self/mountinfo"); }
+
+CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path, const std::string& mountinfo) {
+  auto mounts = read_host_mounts(fs, mountinfo);
   bool v1 = false;
   for (const auto& m : mounts)
     for (const auto& o : m.super_options)
@@ -21,7 +23,7 @@ CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path
   std::vector<ProcCgroupLine> lines = {v1 ? ProcCgroupLine{1, {"cpuset"}, path} : ProcCgroupLine{0, {}, path}};
   std::string why;
   auto loc = locate_cpuset(lines, mounts, &why);
-  if (!loc) fail("cannot find the cpuset hierarchy in " + fs.resolve("/proc/self/mountinfo") + ": " + why);
+  if (!loc) fail("cannot find the cpuset hierarchy in " + fs.resolve(mountinfo) + ": " + why);
   return *loc;
 }
 

@@ -13,8 +13,11 @@ namespace gnh {
 std::vector<MountInfoLine> read_host_mounts(const HostFs& fs);
 
 // The cgroup `path` ("/" for the root) in the hierarchy that holds cpuset: the v1 cgroup mount with
-// the cpuset option (hybrid hosts keep cpuset there), else the cgroup2 mount.
-CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path = "/");
+// the cpuset option (hybrid hosts keep cpuset there), else the cgroup2 mount. `mountinfo`: the
+// table to read under fs's root; a container that mounts the node's / reads the node's init's,
+// /proc/1/mountinfo (its own /proc/self would list its own mounts).
+CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path = "/",
+                                       const std::string& mountinfo = "/proc/self/mountinfo");
 
 // The cpuset of a running process, from /proc/<pid>/cgroup.
 CpusetLocation locate_process_cpuset(const HostFs& fs, int pid);
