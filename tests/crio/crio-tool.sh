@@ -14,7 +14,9 @@
 # Environment: GNH_CRIO_CACHE (default /var/cache/gpu-numa-hook-crio).
 set -euo pipefail
 repo=${1:?usage: crio-tool.sh REPO}
-tools=$(cd "$repo/.." && pwd)/shared/tools/cri-o
+# shellcheck source=../support/shared-tools.sh
+. "$repo/tests/support/shared-tools.sh"
+tools=$(shared_tools_dir)/cri-o  # GNH_SHARED_TOOLS points elsewhere, as for containerd 2.2/2.3
 cache=${GNH_CRIO_CACHE:-/var/cache/gpu-numa-hook-crio}
 tarball=$(ls "$tools"/cri-o-*-amd64.tar.xz 2>/dev/null | sort | tail -n1) || true
 if [ -z "$tarball" ]; then
