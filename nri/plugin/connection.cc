@@ -85,6 +85,13 @@ ConnectionEnd run_connection(int fd, Session& session, const std::string& name, 
   bool announced = false;
   std::string buf(64 * 1024, '\0');
   std::string out, error;
+  // Each answer is written as soon as its call is handled (Session::set_flush).
+  bool write_failed = false;
+  session.set_flush([&](const std::string& answer, std::string* e) {
+    if (write_all(fd, answer, limits.write_timeout_ms, e)) return true;
+    write_failed = true;
+    return false;
+  });
   while (true) {
     if (stop.load()) return finish("the plugin is stopping");
     int wait_ms = 500;  // wakes to check `stop` and the timeouts
@@ -103,7 +110,9 @@ ConnectionEnd run_connection(int fd, Session& session, const std::string& name, 
       }
       last_bytes = Clock::now();
       out.clear();
+      write_failed = false;
       bool ok = session.on_bytes(std::string_view(buf.data(), size_t(n)), &out, &error);
+      if (write_failed) return finish(error);
       if (!out.empty() && !write_all(fd, out, limits.write_timeout_ms, &why)) return finish(why);
       if (!ok) return finish("protocol error, connection dropped: " + error);
       if ((session.synchronized() || (limits.registered_at_configure && session.configured())) && !announced) {

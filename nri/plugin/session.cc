@@ -47,6 +47,10 @@ bool Session::on_bytes(std::string_view bytes, std::string* out, std::string* er
     while (auto f = r->next(error)) {
       bool ok = r == &calls_ ? on_call(*f, out, error) : on_reply(*f, error);
       if (!ok) return false;
+      if (flush_ && !out->empty()) {
+        if (!flush_(*out, error)) return false;
+        out->clear();
+      }
     }
     if (!error->empty()) return false;
   }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,12 @@ class Session {
   // broken envelope, a reused stream id, an unknown frame type, registration refused).
   bool on_bytes(std::string_view bytes, std::string* out, std::string* error);
 
+  // Called with *out after each call is answered, when set: the answer goes to the runtime before
+  // the next call in the same read is handled, so a slow call never delays an earlier one's
+  // answer past the runtime's timeout. False (with *why) drops the connection.
+  using Flush = std::function<bool(const std::string& out, std::string* why)>;
+  void set_flush(Flush f) { flush_ = std::move(f); }
+
   bool registered() const { return registered_; }
   bool configured() const { return configured_; }
   // The runtime's registration is complete: the last (or only) Synchronize part was answered.
@@ -104,6 +111,7 @@ class Session {
 
   PluginHandler* handler_;
   BoundedCall* bounded_;
+  Flush flush_;
   std::atomic<uint64_t>* failed_total_;
   long long request_timeout_ms_ = 0;
   MuxReader mux_;

@@ -332,3 +332,35 @@ TEST_CASE("session: a split Synchronize is answered with the request's `more`, n
   CHECK_FALSE(r2.more());
   CHECK(h.failures.empty());
 }
+
+TEST_CASE("session: with a flush, each answer goes out before the next call in the same read is handled") {
+  Recorder h;
+  Session s(&h);
+  std::vector<std::pair<size_t, std::string>> flushed;  // (calls handled when flushed, the bytes)
+  s.set_flush([&](const std::string& out, std::string*) {
+    flushed.emplace_back(h.calls.size(), out);
+    return true;
+  });
+  api::ConfigureRequest cfg;
+  cfg.set_runtime_name("containerd");
+  api::CreateContainerRequest a, b;
+  a.mutable_container()->set_id("a");
+  b.mutable_container()->set_id("b");
+  std::string out, error;
+  // three calls in one read, as a runtime creating two pods at once sends them
+  REQUIRE(s.on_bytes(call(1, "Configure", cfg.SerializeAsString()) + call(3, "CreateContainer", a.SerializeAsString()) +
+                         call(5, "CreateContainer", b.SerializeAsString()),
+                     &out, &error));
+  CHECK(out.empty());  // everything went through the flush
+  REQUIRE(flushed.size() == 3);
+  CHECK(flushed[1].first == 2);  // a's answer out while b was not yet handled
+  CHECK(answers(flushed[1].second).at(0).first == 3);
+  CHECK(answers(flushed[2].second).at(0).first == 5);
+  // a flush that fails drops the connection with its reason
+  s.set_flush([](const std::string&, std::string* why) {
+    *why = "write to the runtime failed: Broken pipe";
+    return false;
+  });
+  CHECK_FALSE(s.on_bytes(call(7, "CreateContainer", a.SerializeAsString()), &out, &error));
+  CHECK(error == "write to the runtime failed: Broken pipe");
+}
