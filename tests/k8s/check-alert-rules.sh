@@ -64,7 +64,7 @@ cp "$repo"/tests/k8s/rules/*.test.yaml "$tmp/"
 for t in "$tmp"/*.test.yaml; do
     out=$(cd "$tmp" && promtool test rules "$(basename "$t")" 2>&1) &&
         echo "PASS: promtool test rules $(basename "$t"): $(grep -c 'alertname:' "$t") expectations" ||
-        { echo "FAIL: promtool test rules $(basename "$t"):"; echo "$out" | head -40; bad=$((bad + 1)); }
+        { echo "FAIL: promtool test rules $(basename "$t"):"; sed -n 1,40p <<<"$out"; bad=$((bad + 1)); }
 done
 if [ "$bad" -ne 0 ]; then echo "FAIL: $bad check(s) failed"; exit 1; fi
 echo "PASS: the monitoring component's alerts, rendered as users apply them, pass their promtool tests"
