@@ -265,14 +265,18 @@ int main(int argc, char** argv) {
     if (!event_log.fell_back())
       std::fprintf(stderr, "%s\n", gnh::format_text(r, gnh::utc_timestamp_now(), int(::getpid())).c_str());
   };
-  auto conn_log = [&](const char* level, const char* action, const std::string& msg) {
+  // One record of the plugin's own (no container): its connection, its metrics endpoint.
+  auto stage_log = [&](const char* stage, const char* level, const char* action, const std::string& msg) {
     gnh::LogRecord r;
     r.program = "gpu-numa-nri";
     r.level = level;
-    r.stage = "nri-connect";
+    r.stage = stage;
     r.action = action;
     r.msg = msg;
     log(r);
+  };
+  auto conn_log = [&](const char* level, const char* action, const std::string& msg) {
+    stage_log("nri-connect", level, action, msg);
   };
 
   // Fixed, not glibc's sliding threshold: the buffers of a multi-megabyte Synchronize are mapped
@@ -359,13 +363,7 @@ int main(int argc, char** argv) {
       return gnh::render_metrics(m);
     };
     auto metrics_log = [&](const char* level, const char* action, const std::string& msg) {
-      gnh::LogRecord r;
-      r.program = "gpu-numa-nri";
-      r.level = level;
-      r.stage = "nri-metrics";
-      r.action = action;
-      r.msg = msg;
-      log(r);
+      stage_log("nri-metrics", level, action, msg);
     };
     std::string error;
     if (metrics.start(*metrics_at, render, &error))
