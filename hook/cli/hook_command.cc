@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "decide/verdict.h"
 #include "decide/decision_counts.h"
+#include "gpu/gpu_request.h"
 #include "host/config/config_loader.h"
 #include "host/decide/decision_counter.h"
 #include "host/oci/container_process.h"
@@ -132,8 +133,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   }
 
   // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
-  // and the chained hook, which needs everything, has run. The rest parses hostile text.
-  sandbox_note = enter_hook_sandbox();
+  // and the chained hook, which needs everything, has run. From here the run is bounded by the
+  // deadline; the sandbox comes once the verdict needs the host (below).
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
   arm_watchdog_for(rec);
 
@@ -148,6 +149,10 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     ContainerProcess process(state.pid, fs.is_real_root());
     oci::Spec spec = read_bundle_spec(fs, state.bundle);
     if (!spec.annotations.empty()) rec.names = container_names(state.annotations, spec.annotations);
+    // Most starts on a hooks.d or shim node have no GPU: their verdict comes from the state and
+    // config.json alone (evaluate's fast path reads nothing of the host), so they do not pay for
+    // the sandbox (docs/internals/sandbox.md). Everything that reads or writes the host is inside it.
+    if (may_request_gpus(spec)) sandbox_note = enter_hook_sandbox();
     Evaluation ev = evaluate(fs, config, spec, state.pid);
     process.confirm_alive();
     rec.gpus = ev.gpu_list();
