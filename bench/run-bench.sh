@@ -52,12 +52,13 @@ for t in cmake jq; do command -v "$t" >/dev/null || die "$t is missing"; done
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
 fi
-cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook exec_wrapper >&2
+cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook noop_hook_static exec_wrapper >&2
 HOOK=${HOOK:-$BUILD/gpu-numa-hook}   # HOOK=/path/to/gpu-numa-hook measures another build of it
 BENCH=$BUILD/bench/hook_bench
 MKFX=$BUILD/bench/make_fixture
 FLOOR=$BUILD/bench/check_floor
 NOOP_HOOK=$BUILD/bench/noop_hook
+NOOP_STATIC=$BUILD/bench/noop_hook_static   # the floor of any hook (docs/internals/benchmarks.md)
 
 WORK=$(mktemp -d /tmp/gnh-bench.XXXXXX)
 chmod 755 "$WORK"
@@ -170,6 +171,8 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
 {
     echo "# floor"
     echo "variant${T}noop /bin/true${T}-${T}-${T}/bin/true"
+    # the floor of any hook: static, reads the state to EOF, exits 0 (as every hook must read it)
+    echo "variant${T}static no-op hook${T}$WORK/fx-ac922-ok/state-nogpu.json${T}-${T}$NOOP_STATIC"
     echo "variant${T}sh hook reading stdin${T}$WORK/fx-ac922-ok/state-gpu.json${T}-${T}$WORK/sh-stdin-hook.sh"
     for kind in ac922 gh; do
         ok=$WORK/fx-$kind-ok st=$WORK/fx-$kind-stale
@@ -191,6 +194,10 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
 } >"$PLAN"
 {
     for kind in ac922 gh; do
+        # Against the floor of any hook: with hooks.d and the shim every container on the node pays
+        # the fast path, most of them without a GPU.
+        echo "cmp${T}hook fast path $kind${T}static no-op hook${T}1.25${T}fast path $kind within 1.25x of the static no-op hook"
+        echo "cmp${T}hook check path $kind${T}static no-op hook${T}1.45${T}check path $kind within 1.45x of the static no-op hook"
         echo "cmp${T}hook fast path $kind${T}noop /bin/true${T}1.5${T}fast path $kind within 1.5x of a no-op hook"
         echo "cmp${T}hook check path $kind${T}noop /bin/true${T}2.0${T}check path $kind within 2.0x of a no-op hook"
         echo "cmp${T}hook patch path $kind${T}noop /bin/true${T}3.0${T}patch path $kind within 3.0x of a no-op hook"
@@ -231,7 +238,9 @@ if [ "$RT_OK" = 1 ]; then
         "$REPO/config/config.toml" >"$WORK/rt-config.toml"
     grep -q "$WORK/rt-hook.log" "$WORK/rt-config.toml" || die "could not point the runtime config's log at $WORK"
     for rt in runc crun; do
-        for h in nohook noophook hook; do
+        # nogpu, hooknogpu: the same container without the GPU device, the start most containers
+        # on a hooks.d or shim node are (the hook's fast path inside the runtime)
+        for h in nohook noophook hook nogpu hooknogpu; do
             b=$WORK/bundle-$rt-$h id=gnhb-$rt-$h-$RUNID
             mkdir -p "$b"
             # Docker's config.json (tests/fixtures/docker-20.10: seccomp profile, 7 mounts, the GPU
@@ -244,7 +253,8 @@ if [ "$RT_OK" = 1 ]; then
                 | .linux.cgroupsPath = $cg
                 | .linux.devices = [{path: "/dev/nvidia0", type: "c", major: 195, minor: 0, fileMode: 438, uid: 0, gid: 0}]
                 | del(.hooks)
-                | if $h == "hook" then .hooks = {prestart: [{path: $hook, args: ["gpu-numa-hook", "--config", $cfg, "prestart"],
+                | if ($h | endswith("nogpu")) then .linux.devices = [] else . end
+                | if $h == "hook" or $h == "hooknogpu" then .hooks = {prestart: [{path: $hook, args: ["gpu-numa-hook", "--config", $cfg, "prestart"],
                                                              env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], timeout: 60}]}
                   elif $h == "noophook" then .hooks = {prestart: [{path: $noop, args: ["noop_hook"],
                                                              env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], timeout: 60}]}
@@ -253,6 +263,8 @@ if [ "$RT_OK" = 1 ]; then
             case $h in
                 hook) name="$rt run + hook" ;;
                 noophook) name="$rt run + no-op hook" ;;
+                nogpu) name="$rt run, no GPU" ;;
+                hooknogpu) name="$rt run + hook, no GPU" ;;
                 *) name="$rt run" ;;
             esac
             # variant-other: SCHED_OTHER even under SCHED=fifo (an RT task cannot join the container's
@@ -308,6 +320,8 @@ if [ "$RT_OK" = 1 ]; then
     echo "cmp${T}runc run + no-op hook${T}runc run${T}1.10${T}(info) runc start with a no-op prestart hook (reads stdin) vs without" >>"$OUT/targets.tsv"
     echo "cmp${T}crun run + no-op hook${T}crun run${T}1.25${T}(info) crun start with a no-op prestart hook (reads stdin) vs without" >>"$OUT/targets.tsv"
     echo "cmp${T}runc run + hook${T}runc run + no-op hook${T}1.10${T}(info) runc start with the hook vs with a no-op hook" >>"$OUT/targets.tsv"
+    echo "cmp${T}runc run + hook, no GPU${T}runc run, no GPU${T}1.10${T}runc start of a container without a GPU, with the hook within 1.10x of without" >>"$OUT/targets.tsv"
+    echo "cmp${T}crun run + hook, no GPU${T}crun run, no GPU${T}1.25${T}crun start of a container without a GPU, with the hook within 1.25x of without" >>"$OUT/targets.tsv"
     echo "cmp${T}crun run + hook${T}crun run + no-op hook${T}1.25${T}(info) crun start with the hook vs with a no-op hook" >>"$OUT/targets.tsv"
 fi
 
@@ -340,6 +354,12 @@ if [ "$RT_OK" = 1 ]; then
         grep -q <<<"$line" "container=gnhb-$rt-hook-$RUNID .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
             die "verification: $rt run: the hook logged: $line"
         say "verified $rt run + hook: the hook ran the check path (action=allow gpus=/dev/nvidia0, node 0)"
+        in_ns "$rt" --root "$WORK/state/$rt" run --bundle "$WORK/bundle-$rt-hooknogpu" "gnhb-$rt-hooknogpu-$RUNID" </dev/null >/dev/null 2>"$WORK/verify.err" ||
+            die "verification: $rt run of the container without a GPU, with the hook, failed: $(cat "$WORK/verify.err")"
+        line=$(tail -n1 "$WORK/rt-hook.log")
+        grep -q <<<"$line" "container=gnhb-$rt-hooknogpu-$RUNID .*action=allow gpus=- .*fast path" ||
+            die "verification: $rt run without a GPU: the hook logged: $line"
+        say "verified $rt run + hook, no GPU: the hook took the fast path"
     done
 
     # The shim: one untimed `gpu-numa-runtime run` per bundle; it must add exactly one prestart
