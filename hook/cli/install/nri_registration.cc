@@ -14,6 +14,7 @@
 #include "cli/install/file_writer.h"
 #include "cli/install/install_paths.h"
 #include "cli/install/install_record.h"
+#include "host/install/engine_files.h"
 #include "install/nri_config.h"
 #include "install/nri_validator_config.h"
 #include "install/toml_text.h"
@@ -107,13 +108,14 @@ int install_nri(const GlobalOptions& g, const InstallCommandOptions& given) {
     const std::string path = g_root.machine(o.nri_plugin_dir) + "/" + kNriPreregisteredName;
     auto before = read_optional(path);
     std::optional<std::string> after;
-    std::string socket;  // containerd's own NRI socket, for the plugin to dial if its connection drops
+    // containerd's own NRI socket, for the plugin to dial if its connection drops; set in the main
+    // file or in any file it imports. A file that is not TOML: the plugin keeps the default.
+    std::string socket;
     if (o.runtime == "nri") {
-      const std::string main = g_root.machine(record.config);
-      if (auto text = read_optional(main)) try {
-          socket = containerd_nri_socket(*text, main);
-        } catch (const std::exception&) {
-        }
+      try {
+        socket = containerd_nri_socket(g_root.machine(record.config), HostConfigReader(), g_root.dir);
+      } catch (const std::exception&) {
+      }
     }
     if (!o.uninstall) after = nri_preregistered_script(o.nri_plugin_path, o.hook_path, socket);
     bool plugin_changed = apply(path, before, after, o, false, true, true);

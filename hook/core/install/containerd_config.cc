@@ -5,12 +5,12 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "base/error.h"
+#include "install/containerd_load_order.h"
 #include "install/engine_config.h"
 #include "install/toml_text.h"
 
@@ -218,33 +218,6 @@ void drop_if_empty(toml::table& t, const std::string& key) {
   if (auto* s = t[key].as_table(); s && s->empty()) t.erase(key);
 }
 
-std::string parent_dir(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// filepath.Clean's lexical rules, enough for import entries.
-std::string clean_path(const std::string& p) {
-  const bool abs = !p.empty() && p.front() == '/';
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i <= p.size()) {
-    size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    std::string c = p.substr(i, j - i);
-    if (c == "..") {
-      if (!parts.empty() && parts.back() != "..") parts.pop_back();
-      else if (!abs) parts.push_back(c);
-    } else if (!c.empty() && c != ".") {
-      parts.push_back(c);
-    }
-    i = j + 1;
-  }
-  std::string out = abs ? "/" : "";
-  for (size_t k = 0; k < parts.size(); ++k) out += (k ? "/" : "") + parts[k];
-  return out.empty() ? "." : out;
-}
-
 }  // namespace
 
 std::string edit_containerd_config(std::string_view text, const std::string& file, const InstallOptions& o,
@@ -297,7 +270,7 @@ class ContainerdConfig final : public EngineConfig {
  public:
   ContainerdConfig(std::string main_file, const ConfigReader& reader, ContainerdRelease release, std::string root)
       : main_(std::move(main_file)),
-        dropin_(clean_path(parent_dir(main_) + "/" + kContainerdDropin)),
+        dropin_(containerd_import_path(main_, kContainerdDropin)),
         reader_(reader),
         release_(std::move(release)),
         root_(std::move(root)) {
@@ -338,8 +311,9 @@ class ContainerdConfig final : public EngineConfig {
       main_after = containerd_add_import(main_before, main_, kContainerdDropin, &added_line);
       entry = kContainerdDropin;
     }
-    const std::vector<std::string> order = load_order(main_after, true);
-    for (const std::string& u : unseen_) {
+    std::set<std::string> unseen;
+    const std::vector<std::string> order = load_order(main_after, true, &unseen);
+    for (const std::string& u : unseen) {
       const std::string what = "imports entry '" + u + "' of " + main_ + " names nothing here" +
                                (root_.empty() ? std::string() : " (under --host-root " + root_ + ")");
       if (!deep)
@@ -443,49 +417,39 @@ class ContainerdConfig final : public EngineConfig {
     std::string cri_source;      // 1.x: the file it comes from
   };
 
-  // The files containerd reads, in its order (main first, breadth first, each once); ours where it
-  // would be read when `with_dropin`, left out otherwise. Absent imports are skipped.
-  std::vector<std::string> load_order(const std::string& main_text, bool with_dropin) const {
-    std::vector<std::string> order;
-    std::set<std::string> seen;
-    std::deque<std::string> pending{main_};
-    while (!pending.empty()) {
-      std::string p = pending.front();
-      pending.pop_front();
-      if (!seen.insert(p).second) continue;
-      if (p == dropin_) {
-        if (with_dropin) order.push_back(p);
-        continue;
-      }
-      const toml::table* t = p == main_ ? nullptr : table(p);
-      toml::table main_table;
-      if (p == main_) {
-        main_table = parse_toml_file(main_text, main_);
-        t = &main_table;
-      }
-      if (!t) continue;
-      order.push_back(p);
-      for (const std::string& entry : string_array(*t, "imports"))
-        for (const std::string& path : resolve(p, entry, with_dropin)) pending.push_back(path);
-    }
-    return order;
+  // The files containerd reads, in its order (containerd_load_order.h); ours where it would be
+  // read when `with_dropin`, left out otherwise. `unseen`: absolute imports naming nothing here.
+  std::vector<std::string> load_order(const std::string& main_text, bool with_dropin,
+                                      std::set<std::string>* unseen = nullptr) const {
+    ContainerdLoadOrder order = containerd_load_order(main_, PlannedFiles(*this, main_text, with_dropin), root_);
+    if (unseen) *unseen = std::move(order.unseen);
+    return order.files;
   }
 
-  std::vector<std::string> resolve(const std::string& parent, const std::string& entry, bool with_dropin) const {
-    std::string path = clean_path(entry);
-    const bool absolute = path.front() == '/';
-    path = absolute ? clean_path(root_ + path) : clean_path(parent_dir(parent) + "/" + path);
-    // The host's absolute paths: a directory that is not here means we are not looking at the
-    // host's / (a DaemonSet's /host without --host-root): its files would be missed.
-    const bool glob = path.find('*') != std::string::npos;
-    if (absolute && !reader_.exists(glob ? parent_dir(path) : path)) unseen_.insert(entry);
-    if (!glob) return {path};
-    std::vector<std::string> m = reader_.glob(path);
-    m.erase(std::remove(m.begin(), m.end(), dropin_), m.end());
-    if (with_dropin && ::fnmatch(path.c_str(), dropin_.c_str(), FNM_PATHNAME) == 0) m.push_back(dropin_);
-    std::sort(m.begin(), m.end());
-    return m;
-  }
+  // The files as the edit would leave them: the main file's text as given, our drop-in there or
+  // not whatever is on disk now (it holds no imports of its own), every other file as it is.
+  class PlannedFiles final : public ConfigReader {
+   public:
+    PlannedFiles(const ContainerdConfig& c, const std::string& main_text, bool with_dropin)
+        : c_(c), main_text_(main_text), with_dropin_(with_dropin) {}
+    std::optional<std::string> read(const std::string& path) const override {
+      if (path == c_.main_) return main_text_;
+      if (path == c_.dropin_) return with_dropin_ ? std::optional<std::string>("") : std::nullopt;
+      return c_.reader_.read(path);
+    }
+    bool exists(const std::string& path) const override { return c_.reader_.exists(path); }
+    std::vector<std::string> glob(const std::string& pattern) const override {
+      std::vector<std::string> m = c_.reader_.glob(pattern);
+      m.erase(std::remove(m.begin(), m.end(), c_.dropin_), m.end());
+      if (with_dropin_ && ::fnmatch(pattern.c_str(), c_.dropin_.c_str(), FNM_PATHNAME) == 0) m.push_back(c_.dropin_);
+      return m;
+    }
+
+   private:
+    const ContainerdConfig& c_;
+    const std::string& main_text_;
+    bool with_dropin_;
+  };
 
   bool reads_dropin(const std::string& main_text) const {
     std::vector<std::string> order = load_order(main_text, true);
@@ -615,7 +579,6 @@ class ContainerdConfig final : public EngineConfig {
   std::optional<std::string> main_text_;
   std::optional<std::string> dropin_text_;
   mutable std::map<std::string, std::optional<toml::table>> cache_;
-  mutable std::set<std::string> unseen_;  // absolute imports entries whose path is not here
   mutable std::optional<toml::table> main_parsed_;
 };
 

@@ -2,9 +2,10 @@
 //
 // How containerd reads its configuration (services/server/config/config.go): the main file, then
 // each `imports` entry in order (globs sorted, relative paths against the importing file's
-// directory), breadth first, each file once; the last non-zero `version` wins. containerd 1.x then
-// replaces a plugin's whole table with an imported file's (issue 5837); 2.x merges plugin tables
-// key by key (PR 9982) and migrates a version 2 result to version 3.
+// directory), breadth first, each file once (containerd_load_order.h); the last non-zero
+// `version` wins. containerd 1.x then replaces a plugin's whole table with an imported file's
+// (issue 5837); 2.x merges plugin tables key by key (PR 9982) and migrates a version 2 result to
+// version 3.
 //
 // install therefore writes its own drop-in, <main dir>/conf.d/99-zz-gpu-numa.toml (read after
 // nvidia-ctk's 99-nvidia.toml), adds it to the main file's `imports` as a text edit when no entry

@@ -1,5 +1,6 @@
 #include "install/nri_config.h"
 
+#include "install/containerd_load_order.h"
 #include "install/toml_text.h"
 
 namespace gnh {
@@ -63,8 +64,13 @@ std::string nri_preregistered_script(const std::string& plugin_path, const std::
          (socket.empty() ? "" : " --socket " + sh_quoted(socket)) + "\n";
 }
 
-std::string containerd_nri_socket(std::string_view text, const std::string& file) {
-  return parse_toml_file(text, file)["plugins"][kContainerdNriPlugin]["socket_path"].value_or(std::string());
+std::string containerd_nri_socket(const std::string& main, const ConfigReader& files, const std::string& root) {
+  std::string socket;
+  for (const std::string& file : containerd_load_order(main, files, root).files)
+    if (std::optional<std::string> text = files.read(file))
+      if (auto s = parse_toml_file(*text, file)["plugins"][kContainerdNriPlugin]["socket_path"].value<std::string>())
+        socket = *s;
+  return socket;
 }
 
 }  // namespace gnh

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "install/engine_config.h"
+
 namespace gnh {
 
 constexpr const char* kContainerdNriPlugin = "io.containerd.nri.v1.nri";
@@ -46,7 +48,13 @@ std::string crio_nri_dropin();
 std::string nri_preregistered_script(const std::string& plugin_path, const std::string& hook_path,
                                      const std::string& socket = "");
 
-// containerd's NRI socket_path from a config file's text ("" when the file does not set it).
-std::string containerd_nri_socket(std::string_view text, const std::string& file);
+// containerd's NRI socket_path: the last of containerd's files in its load order
+// (containerd_load_order.h) that sets it, "" when none does. An import of our own drop-in or
+// nvidia-ctk's conf.d may set it, not only the main file. containerd 2.x merges plugin tables key
+// by key, so that is exact there; 1.x replaces the main file's NRI table with an import's whole
+// table, so an import's NRI table without socket_path would bring back the default: not modelled,
+// the last setter still wins (our own drop-in copies the main file's NRI table, keys and all).
+// `root` as for containerd_load_order. A Failure when a file is not TOML.
+std::string containerd_nri_socket(const std::string& main, const ConfigReader& files, const std::string& root = "");
 
 }  // namespace gnh

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "base/error.h"
+#include "install/test_files.h"
 #include "install/toml_text.h"
 
 using namespace gnh;
@@ -42,9 +43,57 @@ TEST_CASE("nri install: CRI-O drop-in and the pre-registered plugin script") {
   // The runtime's own socket, where it is not the default: dialed if the runtime's connection drops.
   CHECK(nri_preregistered_script("/usr/bin/gpu-numa-nri", "/h", "/run/nri/x.sock").ends_with(
       "exec '/usr/bin/gpu-numa-nri' --hook '/h' --socket '/run/nri/x.sock'\n"));
-  CHECK(containerd_nri_socket("[plugins.\"io.containerd.nri.v1.nri\"]\nsocket_path = \"/run/nri/x.sock\"\n", "c") ==
-        "/run/nri/x.sock");
-  CHECK(containerd_nri_socket("version = 2\n", "c").empty());
+}
+
+namespace {
+std::string nri_socket_line(const std::string& path) {
+  return "[plugins.\"io.containerd.nri.v1.nri\"]\nsocket_path = \"" + path + "\"\n";
+}
+constexpr const char* kMain = "/etc/containerd/config.toml";
+}  // namespace
+
+TEST_CASE("nri install: containerd's NRI socket from the main file, or none") {
+  Files fs;
+  CHECK(containerd_nri_socket(kMain, fs).empty());  // no config at all: the default
+  fs.f[kMain] = "version = 2\n";
+  CHECK(containerd_nri_socket(kMain, fs).empty());
+  fs.f[kMain] = "version = 2\n" + nri_socket_line("/run/nri/x.sock");
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/x.sock");
+  fs.f[kMain] = "[[[";
+  CHECK_THROWS_AS(containerd_nri_socket(kMain, fs), Error);
+}
+
+// nvidia-ctk and operators put settings in conf.d drop-ins: a socket set only there is still the
+// one containerd listens on.
+TEST_CASE("nri install: containerd's NRI socket set only in an imported conf.d file is found") {
+  Files fs;
+  fs.f[kMain] = "version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n";
+  fs.f["/etc/containerd/conf.d/50-nri.toml"] = "version = 2\n" + nri_socket_line("/run/nri/from-dropin.sock");
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/from-dropin.sock");
+  // Not imported, not read (as containerd does not): a stray file beside them changes nothing.
+  fs.f["/etc/containerd/other/60-nri.toml"] = nri_socket_line("/run/nri/stray.sock");
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/from-dropin.sock");
+}
+
+TEST_CASE("nri install: containerd's NRI socket, a later import overrides the main file and an earlier import") {
+  Files fs;
+  fs.f[kMain] = "version = 2\nimports = [\"conf.d/*.toml\", \"last.toml\"]\n" + nri_socket_line("/run/nri/main.sock");
+  fs.f["/etc/containerd/conf.d/10-a.toml"] = nri_socket_line("/run/nri/a.sock");
+  fs.f["/etc/containerd/conf.d/20-b.toml"] = nri_socket_line("/run/nri/b.sock");
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/b.sock");  // sorted: 20-b after 10-a
+  fs.f["/etc/containerd/last.toml"] = nri_socket_line("/run/nri/last.sock");
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/last.sock");  // imports order beats name order
+  // A later file whose NRI table leaves socket_path out does not reset it.
+  fs.f["/etc/containerd/last.toml"] = "[plugins.\"io.containerd.nri.v1.nri\"]\ndisable = false\n";
+  CHECK(containerd_nri_socket(kMain, fs) == "/run/nri/b.sock");
+}
+
+TEST_CASE("nri install: containerd's NRI socket set in a nested import, absolute paths under --host-root") {
+  Files fs;
+  fs.f["/host/etc/containerd/config.toml"] = "version = 2\nimports = [\"/etc/containerd/site.toml\"]\n";
+  fs.f["/host/etc/containerd/site.toml"] = "imports = [\"site.d/nri.toml\"]\n";
+  fs.f["/host/etc/containerd/site.d/nri.toml"] = nri_socket_line("/run/nri/nested.sock");
+  CHECK(containerd_nri_socket("/host/etc/containerd/config.toml", fs, "/host") == "/run/nri/nested.sock");
 }
 
 TEST_CASE("nri install: NRI's default validator settings, folded file by file") {

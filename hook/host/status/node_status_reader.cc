@@ -23,6 +23,7 @@
 #include "host/install/engine_files.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "install/containerd_config.h"
+#include "install/containerd_load_order.h"
 #include "install/nri_config.h"
 #include "status/registration.h"
 
@@ -157,24 +158,19 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
              nvidia_legacy_registration, config, false);
 }
 
-// containerd's NRI default validator: the main file, then its conf.d/*.toml drop-ins in name order
-// (the usual imports = ["conf.d/*.toml"]; imports elsewhere are not followed). A file that does
-// not parse is skipped here: the engines' part of status reports it.
+// containerd's NRI default validator, folded over containerd's files in its load order
+// (install/containerd_load_order.h): the main file and every file it imports, wherever its
+// `imports` point. A file that is not TOML (containerd would not start) leaves it not judged: the
+// engines' part of status reports the main file and our drop-in.
 void read_nri_validator(const HostFs& fs, const std::string& ctd_main, StatusFacts* f) {
-  std::vector<std::string> files{ctd_main};
-  if (auto names = fs.list_dir(dir_of(ctd_main) + "/conf.d")) {
-    std::sort(names->begin(), names->end());
-    for (const std::string& n : *names)
-      if (n.ends_with(".toml")) files.push_back(dir_of(ctd_main) + "/conf.d/" + n);
-  }
+  const HostConfigReader files;
   NriValidatorSettings v;
-  for (const std::string& file : files) {
-    auto text = fs.read(file, 4 * 1024 * 1024);
-    if (!text) continue;
-    try {
-      read_containerd_nri_validator(*text, fs.resolve(file), &v);
-    } catch (const std::exception&) {
-    }
+  try {
+    const std::string root = fs.is_real_root() ? "" : fs.root();
+    for (const std::string& file : containerd_load_order(fs.resolve(ctd_main), files, root).files)
+      if (auto text = files.read(file)) read_containerd_nri_validator(*text, file, &v);
+  } catch (const std::exception&) {
+    return;
   }
   if (!v.enable) return;
   f->nri_validator_enabled = true;
