@@ -1,4 +1,7 @@
 // gpu-numa-hook: command line. Every subcommand is a function in commands.h; nothing escapes main.
+// First: CLI11 includes <iostream>, which would build the standard streams before main.
+#include "cli/lazy_standard_streams.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
@@ -67,6 +70,8 @@ bool g_hook_mode = false;
 int run(int argc, char** argv) {
   g_hook_mode = argc >= 2 && is_hook_stage(argv[argc - 1]);
   if (auto code = run_hook_without_cli11(argc, argv)) return *code;
+  // The tools' path: CLI11 prints help, version and errors to std::cout/cerr.
+  static const gnh::StandardStreams streams;
   CLI::App app{"gpu-numa-hook: keeps GPU containers' cpuset.mems in step with their GPUs' NUMA nodes.\n"
                "As an OCI prestart/createRuntime hook it reads the container state on stdin."};
   app.set_version_flag("--version", std::string("gpu-numa-hook ") + GNH_VERSION + " (revision " + GNH_REVISION + ")");
