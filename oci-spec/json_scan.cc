@@ -327,4 +327,48 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
   }
 }
 
+std::optional<std::vector<std::string_view>> object_elements(std::string_view text) {
+  Scanner s(text);
+  s.skip_ws();
+  if (s.peek() != '[') return std::nullopt;
+  s.advance();
+  std::vector<std::string_view> out;
+  s.skip_ws();
+  if (s.peek() == ']') {
+    s.advance();
+  } else {
+    while (true) {
+      s.skip_ws();
+      if (s.peek() != '{') return std::nullopt;
+      // To the bracket that closes it; strings are skipped whole (their brackets are text). The
+      // element's grammar is locate_members' to check, when the caller reads it.
+      const size_t start = s.pos();
+      size_t depth = 0;
+      do {
+        if (s.at_end()) return std::nullopt;
+        const char c = s.peek();
+        if (c == '"') {
+          bool escaped;
+          if (!s.string(escaped)) return std::nullopt;
+          continue;
+        }
+        if (c == '{' || c == '[') ++depth;
+        if (c == '}' || c == ']') --depth;
+        s.advance();
+      } while (depth > 0);
+      out.push_back(text.substr(start, s.pos() - start));
+      s.skip_ws();
+      if (s.peek() == ']') {
+        s.advance();
+        break;
+      }
+      if (s.peek() != ',') return std::nullopt;
+      s.advance();
+    }
+  }
+  s.skip_ws();
+  if (!s.at_end()) return std::nullopt;
+  return out;
+}
+
 }  // namespace oci

@@ -32,4 +32,9 @@ struct LocatedMembers {
 // to tell (see above). Runs in one pass, without recursion, in memory bounded by the nesting.
 std::optional<LocatedMembers> locate_members(std::string_view text, const std::vector<MemberPath>& wanted);
 
+// The elements of a JSON array of objects, each as its text ("{...}"), for locate_members to read.
+// nullopt: `text` is not an array, or an element is not an object (callers then parse the array
+// with nlohmann, as when locate_members declines).
+std::optional<std::vector<std::string_view>> object_elements(std::string_view text);
+
 }  // namespace oci
