@@ -25,7 +25,7 @@ struct HookSettings {
   std::vector<std::string> extra_args;           // e.g. --config FILE, before the stage argument
   int timeout_s = 10;
   // Where the host's / is in the plugin's view ("/" on the host, the DaemonSet's /host): the hook
-  // is checked and the containers' cgroups are read there.
+  // is checked, the containers' cgroups and the driver's GPU files are read there.
   std::string host_root = "/";
 };
 

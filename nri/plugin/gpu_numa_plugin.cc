@@ -128,7 +128,10 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
   r.container = c.id();
   r.stage = "nri-update";
   try {
-    HostFs fs("/");
+    // The driver's files under the node's root, as the cgroup: in the DaemonSet /host is the
+    // node's / bound recursively, so /host/proc/driver/nvidia and /host/sys are the node's (the
+    // same files the pod's own procfs and sysfs show on a real node).
+    HostFs fs(hook_.host_root);
     Inventory inv = read_inventory(fs, cfg_.overrides);
     GpuRequest gpus = resolve_gpu_request(spec, inv);
     UpdateFacts facts;

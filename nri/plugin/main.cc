@@ -196,7 +196,7 @@ int main(int argc, char** argv) {
   app.add_option("--hook", hook.path, "host path of gpu-numa-hook that runc runs at createRuntime");
   app.add_option("--hook-config", hook_config, "configuration file the injected hook is given (--config)");
   app.add_option("--hook-timeout", hook.timeout_s, "the injected hook's timeout in seconds")->check(CLI::Range(1, 120));
-  app.add_option("--host-root", hook.host_root, "where the node's / is mounted (in a container): the hook is checked there")
+  app.add_option("--host-root", hook.host_root, "where the node's / is mounted (in a container): the hook is checked, cgroups and the driver's GPU files are read there")
       ->check(CLI::ExistingDirectory);
   app.add_option("--state-file", state_path, "where the connection state is written for `check`");
   std::string metrics_address;

@@ -3,9 +3,10 @@
 # built offline by examples/kubernetes/build-image.sh and imported, the pod spec that `kustomize
 # build examples/kubernetes/nri/base` prints run through CRI by tests/k8s/kubelet_pod.py (hostPath
 # volumes, security contexts, init container then containers, a pod network from CNI's bridge
-# plugin), then: a GPU pod gets the hook; the readiness probe; the metrics; the pod deleted (status
-# and the metric say unprotected at once); a new image rolled out (the window without protection
-# measured); removal. No kubelet and no API server: what they add to the window is not measured here.
+# plugin), then: a GPU pod gets the hook; an update that would drop its GPU's node, judged by the
+# plugin in its pod through /host (the driver's files, the container's cgroup); the readiness probe;
+# the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
+# out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
 # node's paths the DaemonSet uses (/run/nri, /opt/gpu-numa-hook, /etc/gpu-numa-hook, /var/log,
 # /run/gpu-numa-hook, node_exporter's textfile directory) are private tmpfs or overlay there.
@@ -189,6 +190,28 @@ CFG=$(config_of "$C1")
     grep -q "gpu-numa-hook\[[0-9]*\] container=$C1 pod=default/gpu-1 name=cuda stage=createRuntime action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " "$NODE_LOG" &&
     pass "GPU pod: the plugin injected the init container's hook, runc ran it on the node, the node's log has its decision (action=allow required=0)" ||
     fail "GPU pod hooked" "rc $RC ($C1) start $OUT hooks: $(jq -c .hooks "$CFG" 2>&1 | one_line) log: $(grep "container=$C1" "$NODE_LOG" | one_line)"
+
+# ---------------------------------------------------------------- 3b. an update that drops the GPU's node, judged in the pod
+# kubelet's Memory Manager asks for cpuset.mems 1. The plugin in its pod reads the driver's files
+# and the container's cgroup under /host (the node's /, its cgroup tree mounted at
+# /host/sys/fs/cgroup): its line names the cgroup file it read, and what it read is what the node's
+# file holds. This host has node 0 only: the recorder hands runc the value intersected with the
+# host's nodes and keeps what it was asked.
+CGPATH=$(jq -r .linux.cgroupsPath "$(config_of "$C1")" 2>/dev/null)
+MEMS_FILE=$CPUSET$CGPATH/cpuset.mems
+MEMS_NOW=$(cat "$MEMS_FILE" 2>/dev/null)
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+OUT=$(cri update "$C1" 1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+LINE=$(grep "gpu-numa-nri\[[0-9]*\] container=$C1 stage=nri-update " "$NODE_LOG" | tail -1)
+field() { sed -n "s/.* $1=\([^ ]*\) .*/\1/p" <<<"$LINE"; }
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ -n "$CGPATH" ] && [ -n "$MEMS_NOW" ] &&
+    [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
+    grep -q " action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 mems-before=$MEMS_NOW mems-after=0-1 " <<<"$LINE" &&
+    [ "$(field cgroup)" = "/host$MEMS_FILE" ] && [ "$(field mems-before)" = "$MEMS_NOW" ] &&
+    [ "$(cat "$MEMS_FILE")" = "$MEMS_NOW" ]; then
+    pass "UpdateContainerResources cpuset_mems=1 with the DaemonSet's plugin: it read the fake driver and the container's real cgroup through /host (cgroup=$(field cgroup), mems-before=$MEMS_NOW as the node's file holds), runc update was handed mems 0-1; cpuset.mems still $MEMS_NOW"
+else fail "update judged in the pod" "rc $RC ($OUT) cgroup $MEMS_FILE holds '$MEMS_NOW' (now '$(cat "$MEMS_FILE" 2>&1)'); runc got $(echo "$UPD" | one_line); line: $(echo "${LINE:-none}" | one_line)"; fi
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?

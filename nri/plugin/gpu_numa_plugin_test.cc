@@ -1,0 +1,96 @@
+// The update handler fed from a node root other than "/" (the DaemonSet's /host): the driver's GPU
+// files and the container's cgroup are both read there.
+#include "plugin/gpu_numa_plugin.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+using namespace gnh;
+using namespace gnh::nri;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kBus = "0000:00:06.0";
+
+// A node's / as the DaemonSet sees it at /host: the driver's files of one GPU (memory node 0,
+// online), the node's mount table with a v1 cpuset hierarchy, and a container's cgroup there.
+struct NodeRoot {
+  std::string root;
+  std::string cgroup_file;
+  NodeRoot() {
+    char t[] = "/tmp/gnh-nri-root-XXXXXX";
+    REQUIRE(::mkdtemp(t));
+    root = t;
+    std::string gpu = root + "/proc/driver/nvidia/gpus/" + kBus;
+    fs::create_directories(gpu);
+    std::ofstream(gpu + "/information") << "Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-f0586c67-b718-ef40-6571-4caeff0ab99c\n"
+                                           "Bus Location: \t " << kBus << "\nDevice Minor: \t 0\n";
+    std::ofstream(gpu + "/numa_status") << "Node:      0\nStatus:    online\n";
+    fs::create_directories(root + "/proc/1");
+    std::ofstream(root + "/proc/1/mountinfo") << "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n";
+    std::string dir = root + "/sys/fs/cgroup/cpuset/kubepods/pod1/c1";
+    fs::create_directories(dir);
+    cgroup_file = dir + "/cpuset.mems";
+    std::ofstream(cgroup_file) << "0\n";
+  }
+  ~NodeRoot() { fs::remove_all(root); }
+};
+
+// A running GPU container (device 195:0) in that cgroup, and kubelet's update asking for mems 1.
+api::UpdateContainerRequest update_to_node_1() {
+  api::UpdateContainerRequest req;
+  api::Container* c = req.mutable_container();
+  c->set_id("c1");
+  c->mutable_linux()->set_cgroups_path("/kubepods/pod1/c1");
+  auto* d = c->mutable_linux()->add_devices();
+  d->set_path("/dev/nvidia0");
+  d->set_type("c");
+  d->set_major(195);
+  d->set_minor(0);
+  req.mutable_linux_resources()->mutable_cpu()->set_mems("1");
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("plugin update: the GPUs and the container's cgroup are read under --host-root") {
+  NodeRoot node;
+  HookSettings hook;
+  hook.host_root = node.root;
+  std::vector<LogRecord> lines;
+  GpuNumaPlugin plugin(Config{}, hook, [&](const LogRecord& r) { lines.push_back(r); });
+
+  SUBCASE("the cgroup readable: its mems are the container's now") {
+    auto resp = plugin.update_container(update_to_node_1());
+    REQUIRE(resp.update_size() == 1);
+    CHECK(resp.update(0).container_id() == "c1");
+    CHECK(resp.update(0).linux().resources().cpu().mems() == "0-1");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].stage == "nri-update");
+    CHECK(lines[0].action == "patch");
+    CHECK(lines[0].gpus == std::string("/dev/nvidia0(") + kBus + ")");
+    CHECK(lines[0].required == "0");
+    CHECK(lines[0].mems_before == "0");
+    CHECK(lines[0].cgroup == node.cgroup_file);
+  }
+  SUBCASE("no cgroup there: the stand-in, but the GPU still found under the root") {
+    fs::remove(node.cgroup_file);
+    auto resp = plugin.update_container(update_to_node_1());
+    REQUIRE(resp.update_size() == 1);
+    CHECK(resp.update(0).linux().resources().cpu().mems() == "0-1");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].gpus == std::string("/dev/nvidia0(") + kBus + ")");
+    CHECK(lines[0].cgroup.rfind("assumed:", 0) == 0);
+  }
+  SUBCASE("no driver files there: no GPU, nothing to keep") {
+    fs::remove_all(node.root + "/proc/driver");
+    auto resp = plugin.update_container(update_to_node_1());
+    CHECK(resp.update_size() == 0);
+    CHECK(lines.empty());
+  }
+}
