@@ -80,3 +80,18 @@ TEST_CASE("json scan: accepts what nlohmann accepts, in the forms config.json us
   }
   CHECK(*only(R"({"a":[[[[{"b":{"c":[1]}}]]]],"z":1})", {"z"}) == "1");
 }
+
+TEST_CASE("json scan: an array's object elements, each as its text") {
+  auto e = object_elements(R"( [ {"a":"}"} , {"b":[1,{"c":2}]},{} ] )");
+  REQUIRE(e);
+  REQUIRE(e->size() == 3);
+  CHECK((*e)[0] == R"({"a":"}"})");
+  CHECK((*e)[1] == R"({"b":[1,{"c":2}]})");
+  CHECK((*e)[2] == "{}");
+  CHECK(object_elements("[]")->empty());
+  CHECK_FALSE(object_elements(R"([{"a":1}, 2])"));   // an element that is not an object
+  CHECK_FALSE(object_elements(R"({"a":1})"));        // not an array
+  CHECK_FALSE(object_elements(R"([{"a":1} {"b":2}])"));  // no comma
+  CHECK_FALSE(object_elements(R"([{"a":1}] x)"));    // text after it
+  CHECK_FALSE(object_elements(R"([{"a":"1])"));      // a string that never ends
+}
