@@ -346,20 +346,21 @@ in_ns() {
     fi
 }
 
+# verify_runtime RT BUNDLE-KIND EXPECTED-REGEX WHAT: one untimed `RT run` of bundle-RT-BUNDLE-KIND;
+# the hook's last log line must be this container's and match (the path it took, not only exit 0)
+verify_runtime() {
+    local rt=$1 kind=$2 id=gnhb-$1-$2-$RUNID line
+    in_ns "$rt" --root "$WORK/state/$rt" run --bundle "$WORK/bundle-$rt-$kind" "$id" </dev/null >/dev/null 2>"$WORK/verify.err" ||
+        die "verification: $rt run of bundle-$rt-$kind failed: $(cat "$WORK/verify.err")"
+    line=$(tail -n1 "$WORK/rt-hook.log")
+    grep -q <<<"$line" "container=$id $3" || die "verification: $rt run of bundle-$rt-$kind: the hook logged: $line"
+    say "verified $rt run + hook, $4"
+}
 if [ "$RT_OK" = 1 ]; then
     for rt in runc crun; do
-        in_ns "$rt" --root "$WORK/state/$rt" run --bundle "$WORK/bundle-$rt-hook" "gnhb-$rt-hook-$RUNID" </dev/null >/dev/null 2>"$WORK/verify.err" ||
-            die "verification: $rt run with the hook failed: $(cat "$WORK/verify.err")"
-        line=$(tail -n1 "$WORK/rt-hook.log")
-        grep -q <<<"$line" "container=gnhb-$rt-hook-$RUNID .*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0" ||
-            die "verification: $rt run: the hook logged: $line"
-        say "verified $rt run + hook: the hook ran the check path (action=allow gpus=/dev/nvidia0, node 0)"
-        in_ns "$rt" --root "$WORK/state/$rt" run --bundle "$WORK/bundle-$rt-hooknogpu" "gnhb-$rt-hooknogpu-$RUNID" </dev/null >/dev/null 2>"$WORK/verify.err" ||
-            die "verification: $rt run of the container without a GPU, with the hook, failed: $(cat "$WORK/verify.err")"
-        line=$(tail -n1 "$WORK/rt-hook.log")
-        grep -q <<<"$line" "container=gnhb-$rt-hooknogpu-$RUNID .*action=allow gpus=- .*fast path" ||
-            die "verification: $rt run without a GPU: the hook logged: $line"
-        say "verified $rt run + hook, no GPU: the hook took the fast path"
+        verify_runtime "$rt" hook '.*action=allow gpus=/dev/nvidia0(0000:00:06.0) required=0 mems-before=0' \
+            "GPU: the hook ran the check path (action=allow gpus=/dev/nvidia0, node 0)"
+        verify_runtime "$rt" hooknogpu '.*action=allow gpus=- .*fast path' "no GPU: the hook took the fast path"
     done
 
     # The shim: one untimed `gpu-numa-runtime run` per bundle; it must add exactly one prestart
