@@ -13,7 +13,7 @@ init_sym=_ZNSt8ios_base4InitC1Ev
 ctors_calling_init() {
   local sym
   for sym in $("$nm_tool" "$1" | awk '$3 ~ /^_GLOBAL__sub_I_/ { print $3 }'); do
-    if grep -qE "<$init_sym(@plt)?>" <<<"$("$objdump_tool" -d --no-show-raw-insn --disassemble="$sym" "$1")"; then
+    if grep -qE "<$init_sym(@plt|\+0x[0-9a-f]+)?>" <<<"$("$objdump_tool" -d --no-show-raw-insn --disassemble="$sym" "$1")"; then
       echo "$sym"
     fi
   done
