@@ -47,8 +47,8 @@ packages+=(
   # systems built with mmdebstrap
   mmdebstrap
   # the target arches' libraries; their protobuf (the NRI plugin) is fetched below instead
-  libseccomp-dev:arm64 libcap-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libtomlplusplus-dev:arm64
-  libseccomp-dev:ppc64el libcap-dev:ppc64el libspdlog-dev:ppc64el libfmt-dev:ppc64el libtomlplusplus-dev:ppc64el
+  libseccomp-dev:arm64 libcap-dev:arm64 libtomlplusplus-dev:arm64
+  libseccomp-dev:ppc64el libcap-dev:ppc64el libtomlplusplus-dev:ppc64el
 )
 # The :arm64 and :ppc64el packages come from Debian's multiarch.
 # Here-strings, not pipes into grep -q: under pipefail a grep that leaves at its first match can kill

@@ -132,7 +132,7 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
           rec.container, {config.next_hook, r.error, r.timed_out, r.exit_code, config.chain_timeout_ms}));
   }
 
-  // Start-up is over: the config is read, the log is open (spdlog opens its file at construction)
+  // Start-up is over: the config is read, the log file is open (EventLog opens it at construction)
   // and the chained hook, which needs everything, has run. From here the run is bounded by the
   // deadline; the sandbox comes once the verdict needs the host (below).
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));

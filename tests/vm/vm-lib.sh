@@ -85,7 +85,7 @@ vm_sysroot_file() {
 
 # vm_foreign_lib NAME: "GUEST_PATH HOST_FILE" for the guest arch's shared library NAME: from the
 # guest parts, else from this machine's multiarch copy of the same Debian package (the :arch -dev
-# packages the cross build uses pull in libstdc++, libspdlog, libfmt, libcap for a test binary).
+# packages the cross build uses pull in libstdc++ (through libtomlplusplus3), libcap for a test binary).
 vm_foreign_lib() {
 	local d f
 	for d in "$VM_SYSROOT"/lib/*-linux-gnu "$VM_SYSROOT"/usr/lib/*-linux-gnu "$VM_SYSROOT"/lib64 "$VM_SYSROOT"/lib; do

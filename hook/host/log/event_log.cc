@@ -1,88 +1,129 @@
 #include "host/log/event_log.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
-
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/sinks/syslog_sink.h>
-#include <spdlog/spdlog.h>
 
 namespace gnh {
 
 namespace {
-spdlog::level::level_enum level_of(const std::string& s) {
-  if (s == "trace") return spdlog::level::trace;
-  if (s == "debug") return spdlog::level::debug;
-  if (s == "warn") return spdlog::level::warn;
-  if (s == "error") return spdlog::level::err;
-  if (s == "off") return spdlog::level::off;
-  return spdlog::level::info;
+
+// The levels a record or the config can name, in order; "off" is above them all.
+enum Level { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+
+int level_of(const std::string& s) {
+  if (s == "trace") return kTrace;
+  if (s == "debug") return kDebug;
+  if (s == "warn") return kWarn;
+  if (s == "error") return kError;
+  if (s == "off") return kOff;
+  return kInfo;
 }
 
-spdlog::sink_ptr syslog_sink() {
-  // syslog(3) connects to /dev/log on the first message; the hook's sandbox allows that AF_UNIX
-  // socket (docs/internals/sandbox.md), so a fallback that starts after the sandbox still reaches syslog.
-  return std::make_shared<spdlog::sinks::syslog_sink_st>("gpu-numa-hook", LOG_PID, LOG_DAEMON, false);
+int syslog_priority(int level) {
+  switch (level) {
+    case kTrace:
+    case kDebug: return LOG_DEBUG;
+    case kWarn: return LOG_WARNING;
+    case kError: return LOG_ERR;
+    default: return LOG_INFO;
+  }
 }
+
+// The whole buffer, retrying short writes and EINTR; false with errno set on failure.
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return false;
+    if (w == 0) {
+      errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// The log's directory, made as `mkdir -p` would (a fresh /var/log/gpu-numa-hook/ on first use).
+// Failures are left to the open that follows, which names them.
+void make_parent_dirs(const std::string& file) {
+  for (size_t slash = file.find('/', 1); slash != std::string::npos; slash = file.find('/', slash + 1))
+    ::mkdir(file.substr(0, slash).c_str(), 0755);
+}
+
 }  // namespace
 
+// The file is written with plain open(2) and one write(2) a record: O_APPEND makes each line one
+// atomic append beside concurrent hooks, and a logging library's set-up cost more than the record
+// (docs/internals/benchmarks.md).
 EventLog::EventLog(const LogConfig& config, const HostFs& fs, std::string program)
-    : config_(config), program_(std::move(program)) {
-  if (config.level == "off") return;
-  std::vector<spdlog::sink_ptr> sinks;
-  std::string open_error;
-  if (!config.file.empty()) {
-    path_ = fs.resolve(config.file);
-    try {
-      sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_st>(path_, false));
-    } catch (const spdlog::spdlog_ex& e) {
-      open_error = e.what();
-    }
-  }
-  if (config.syslog) sinks.push_back(syslog_sink());
-  if (sinks.empty() && open_error.empty()) return;
-  logger_ = std::make_shared<spdlog::logger>("gpu-numa-hook", sinks.begin(), sinks.end());
-  // Our record is already the whole line (time, level, pid, fields): spdlog only carries it.
-  logger_->set_pattern("%v");
-  logger_->set_level(level_of(config.level));
-  logger_->flush_on(spdlog::level::trace);
-  // spdlog's own handler prints to stderr in its format; ours notes the failure for write().
-  logger_->set_error_handler([this](const std::string& msg) {
-    if (write_error_.empty()) write_error_ = msg;
-  });
-  if (!open_error.empty()) fall_back(open_error);
+    : config_(config), program_(std::move(program)), threshold_(level_of(config.level)) {
+  if (threshold_ == kOff) return;
+  syslog_ = config.syslog;
+  if (syslog_) ::openlog("gpu-numa-hook", LOG_PID, LOG_DAEMON);  // connects at the first message
+  if (config.file.empty()) return;
+  path_ = fs.resolve(config.file);
+  make_parent_dirs(path_);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+  if (fd_ < 0) fall_back(std::string("open failed: ") + std::strerror(errno));
 }
 
-EventLog::~EventLog() = default;
+EventLog::~EventLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool EventLog::emit(int level, const std::string& line, std::string* what) {
+  bool ok = true;
+  if (fd_ >= 0) {
+    std::string record = line + "\n";
+    if (!write_all(fd_, record.data(), record.size())) {
+      *what = std::string("write failed: ") + std::strerror(errno);
+      ok = false;
+    }
+  }
+  if (stderr_) {
+    std::string record = line + "\n";
+    write_all(2, record.data(), record.size());
+  }
+  if (syslog_) ::syslog(syslog_priority(level), "%s", line.c_str());
+  return ok;
+}
 
 void EventLog::fall_back(const std::string& what) {
   if (fell_back_) return;
   fell_back_ = true;
   const std::string file = path_;
   path_.clear();  // the watchdog must not write there either
-  auto& sinks = logger_->sinks();
-  sinks.clear();
-  sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_st>());
-  sinks.push_back(syslog_sink());
-  logger_->set_pattern("%v");  // for the new sinks too: the record is the whole line
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  stderr_ = true;
+  if (!syslog_) ::openlog("gpu-numa-hook", LOG_PID, LOG_DAEMON);
+  syslog_ = true;
   // At error level, so a log kept at warn or error still shows it.
-  logger_->log(spdlog::level::err, program_ + "[" + std::to_string(::getpid()) + "]: cannot write the log file " +
-                                       file + " (" + what + "): this and later records go to stderr and syslog");
+  std::string ignored;
+  emit(kError,
+       program_ + "[" + std::to_string(::getpid()) + "]: cannot write the log file " + file + " (" + what +
+           "): this and later records go to stderr and syslog",
+       &ignored);
 }
 
 void EventLog::write(const LogRecord& r) {
-  if (!logger_) return;
+  const int level = level_of(r.level);
+  if (threshold_ == kOff || level < threshold_ || (fd_ < 0 && !stderr_ && !syslog_)) return;
   std::string line = config_.format == LogFormat::json ? format_json(r, utc_timestamp_now(), ::getpid())
                                                        : format_text(r, utc_timestamp_now(), ::getpid());
-  write_error_.clear();
-  logger_->log(level_of(r.level), line);
-  // A full disk or an I/O error at this write (flush_on(trace): each record is flushed): the record
-  // goes where the others will.
-  if (!write_error_.empty() && !fell_back_) {
-    fall_back(write_error_);
-    logger_->log(level_of(r.level), line);
+  std::string what;
+  // A full disk or an I/O error at this write: the record goes where the others will.
+  if (!emit(level, line, &what)) {
+    fall_back(what);
+    emit(level, line, &what);
   }
 }
 

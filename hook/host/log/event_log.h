@@ -4,14 +4,11 @@
 // one line saying so (docs/operate.md, "When the log file cannot be written").
 #pragma once
 
-#include <memory>
 #include <string>
 
 #include "config/config.h"
 #include "host/fs/host_fs.h"
 #include "report/log_record.h"
-
-namespace spdlog { class logger; }
 
 namespace gnh {
 
@@ -21,7 +18,6 @@ class EventLog {
   // the writer in the line that says the file failed ("gpu-numa-nri[pid]: cannot write ...").
   EventLog(const LogConfig& config, const HostFs& fs, std::string program = "gpu-numa-hook");
   ~EventLog();
-  // spdlog's error handler points back at this object.
   EventLog(const EventLog&) = delete;
   EventLog& operator=(const EventLog&) = delete;
   void write(const LogRecord& r);
@@ -31,14 +27,18 @@ class EventLog {
   bool fell_back() const { return fell_back_; }
 
  private:
-  // what: "cannot open ... : Is a directory". Swaps the file for stderr and syslog, once, and says so.
+  // what: "open failed: Is a directory". Swaps the file for stderr and syslog, once, and says so.
   void fall_back(const std::string& what);
+  // One line to every sink in use; false when the file's write failed (what says why).
+  bool emit(int level, const std::string& line, std::string* what);
 
   LogConfig config_;
   std::string program_;
   std::string path_;
-  std::shared_ptr<spdlog::logger> logger_;
-  std::string write_error_;  // set by spdlog's error handler during a write
+  int threshold_;      // records below this level are not written
+  int fd_ = -1;        // the log file, opened once (O_APPEND)
+  bool syslog_ = false;
+  bool stderr_ = false;
   bool fell_back_ = false;
 };
 

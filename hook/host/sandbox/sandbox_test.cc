@@ -232,8 +232,7 @@ TEST_CASE("inside the sandbox: a log file that fails at a write falls back to st
   std::stringstream text;
   text << in.rdbuf();
   std::string err = text.str();
-  CHECK(err.find("]: cannot write the log file " + dir + "/log (Failed flush to file " + dir +
-                 "/log: No space left on device): this and later records go to stderr and syslog\n") != std::string::npos);
+  CHECK(err.find("]: cannot write the log file " + dir + "/log (write failed: No space left on device): this and later records go to stderr and syslog\n") != std::string::npos);
   CHECK(err.find(" container=c1 stage=prestart action=allow ") != std::string::npos);
   CHECK(err.find("msg=\"inside\"\n") != std::string::npos);
   std::filesystem::remove_all(dir);
