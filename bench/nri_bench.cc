@@ -5,8 +5,9 @@
 // (every other one a GPU container) and times each round trip; the plugin's RSS is read from /proc
 // idle (after Configure), after the Synchronize and after the calls. containerd allows a plugin
 // 2 s per call.
-//   build/bench/nri_bench [PLUGIN] [N] [nosync]    (default build/gpu-numa-nri, 10000; nosync: skip the
-//   Synchronize, for a plugin that predates split Synchronize)
+//   build/bench/nri_bench [PLUGIN] [N] [nosync|PARTS]    (default build/gpu-numa-nri, 10000, 2 parts;
+//   nosync: skip the Synchronize, for a plugin that predates split Synchronize; PARTS: a larger
+//   node's state, PARTS messages of 2.5 MiB each, each under ttrpc's 4 MiB)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   std::string plugin = argc > 1 ? argv[1] : "build/gpu-numa-nri";
   int n = argc > 2 ? std::atoi(argv[2]) : 10000;
   const bool sync = !(argc > 3 && std::string(argv[3]) == "nosync");
+  const int parts = sync && argc > 3 ? std::max(1, std::atoi(argv[3])) : 2;
   char dir[] = "/tmp/gnh-nri-bench-XXXXXX";
   if (!::mkdtemp(dir)) die("mkdtemp");
   std::string sock = std::string(dir) + "/nri.sock", state = std::string(dir) + "/state.json",
@@ -120,13 +122,13 @@ int main(int argc, char** argv) {
   ::usleep(200 * 1000);  // idle RSS: after start-up and Configure
   long idle = rss_kib(pid);
 
-  // A busy node's state, in two parts: the answer to the first must say more=true.
+  // A busy node's state, in parts (two by default): the answer to each but the last must say more=true.
   size_t sync_bytes = 0;
   double sync_us = 0;
   uint32_t stream = 3;
-  for (int part = 0; sync && part < 2; ++part) {
+  for (int part = 0; sync && part < parts; ++part) {
     api::SynchronizeRequest sr;
-    sr.set_more(part == 0);
+    sr.set_more(part < parts - 1);
     for (int i = 0; i < 6; ++i) {
       auto* pod = sr.add_pods();
       pod->set_id("pod-" + std::to_string(part * 6 + i));
@@ -204,7 +206,7 @@ int main(int argc, char** argv) {
               pct(u_gpu, 0.99), pct(u_gpu, 1.0));
   std::printf("  container without GPUs:                 median %.1f us  p99 %.1f us  max %.1f us\n", pct(u_plain, 0.5),
               pct(u_plain, 0.99), pct(u_plain, 1.0));
-  std::printf("Synchronize, 2 parts, %.1f MiB: %.0f us in all\n", double(sync_bytes) / (1 << 20), sync_us);
+  std::printf("Synchronize, %d parts, %.1f MiB: %.0f us in all\n", sync ? parts : 0, double(sync_bytes) / (1 << 20), sync_us);
   std::printf("  containerd's per-call limit: 2000000 us\n");
   std::printf("  RSS: idle %ld KiB, after the Synchronize %ld KiB, after %d + %d calls %ld KiB, peak %ld KiB\n", idle,
               after_sync, n, n, after, peak);

@@ -3,8 +3,9 @@
 # built offline by examples/kubernetes/build-image.sh and imported, the pod spec that `kustomize
 # build examples/kubernetes/nri/base` prints run through CRI by tests/k8s/kubelet_pod.py (hostPath
 # volumes, security contexts, init container then containers, a pod network from CNI's bridge
-# plugin), then: a GPU pod gets the hook; an update that would drop its GPU's node, judged by the
-# plugin in its pod through /host (the driver's files, the container's cgroup); the readiness probe;
+# plugin), then: a GPU pod gets the hook; an update that would drop its GPU's node, and a cpus-only
+# one (CPU Manager), judged by the plugin in its pod through /host (the driver's files, the
+# container's cgroup); the readiness probe;
 # the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
 # out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
@@ -177,11 +178,11 @@ OUT=$("$HOOK" status 2>&1); RC=$?
     fail "status protected" "rc $RC: $(echo "$OUT" | one_line)"
 
 # ---------------------------------------------------------------- 3. a GPU pod gets the hook
-gpu_pod() { # NAME: a GPU container (NVIDIA_VISIBLE_DEVICES and the device) in a pod of its own; prints its id
+gpu_pod() { # NAME [cri create options]: a GPU container (NVIDIA_VISIBLE_DEVICES and the device) in a pod of its own; prints its id
     local sb
     sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
     cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP/pod-$1" "$PODLOGS/default_$1" cuda "$IMG" 'exec sleep 600' \
-        --env NVIDIA_VISIBLE_DEVICES=0 --device "$TMP/dev/nvidia0:/dev/nvidia0"
+        --env NVIDIA_VISIBLE_DEVICES=0 --device "$TMP/dev/nvidia0:/dev/nvidia0" "${@:2}"
 }
 C1=$(gpu_pod gpu-1); RC=$?
 OUT=$(cri start "$C1")
@@ -212,6 +213,37 @@ if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ -n "$CGPATH" ] && [ -n "$MEMS_NOW" ] &&
     [ "$(cat "$MEMS_FILE")" = "$MEMS_NOW" ]; then
     pass "UpdateContainerResources cpuset_mems=1 with the DaemonSet's plugin: it read the fake driver and the container's real cgroup through /host (cgroup=$(field cgroup), mems-before=$MEMS_NOW as the node's file holds), runc update was handed mems 0-1; cpuset.mems still $MEMS_NOW"
 else fail "update judged in the pod" "rc $RC ($OUT) cgroup $MEMS_FILE holds '$MEMS_NOW' (now '$(cat "$MEMS_FILE" 2>&1)'); runc got $(echo "$UPD" | one_line); line: $(echo "${LINE:-none}" | one_line)"; fi
+
+# ---------------------------------------------------------------- 3c. kubelet's CPU Manager: an update of cpuset_cpus only
+# The update carries no mems: containerd re-applies the stored spec's. 3b's answer is in C1's stored
+# spec now (mems 0-1, which keeps the GPU's node): a cpus-only update of C1 hands runc 0-1 by
+# itself and the plugin adds nothing. A guaranteed pod's container (Memory Manager: mems 1 at
+# create, then the hook kept node 0 in its cgroup) still has mems 1 in its spec: the plugin in
+# its pod reads the real cgroup through /host and answers with mems that keep node 0.
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+N_UPD=$(grep -c "container=$C1 stage=nri-update " "$NODE_LOG")
+OUT=$(cri update-cpus "$C1" 0-1); RC=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+[ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(echo "$UPD" | jq -r .cpu.cpus)" = 0-1 ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
+    [ "$(grep -c "container=$C1 stage=nri-update " "$NODE_LOG")" = "$N_UPD" ] && [ "$(cat "$MEMS_FILE")" = "$MEMS_NOW" ] &&
+    pass "cpus-only UpdateContainerResources (cpuset_cpus=0-1) after 3b: containerd re-applied the stored spec's mems 0-1 (3b's answer), runc got cpus 0-1 mems 0-1, the plugin added nothing; cpuset.mems still $MEMS_NOW" ||
+    fail "cpus-only update after 3b" "rc $RC ($OUT) runc got $(echo "$UPD" | one_line); lines $N_UPD -> $(grep -c "container=$C1 stage=nri-update " "$NODE_LOG"); mems $(cat "$MEMS_FILE" 2>&1)"
+C1C=$(gpu_pod gpu-1c --mems 1); RC=$?
+OUT=$(cri start "$C1C"); RC2=$?
+CGPATH_C=$(jq -r .linux.cgroupsPath "$(config_of "$C1C")" 2>/dev/null)
+MEMS_FILE_C=$CPUSET$CGPATH_C/cpuset.mems
+MEMS_C=$(cat "$MEMS_FILE_C" 2>/dev/null)
+rm -f "$TMP"/rec/*.update "$TMP"/rec/*.update-form
+OUT2=$(cri update-cpus "$C1C" 0-1); RC3=$?
+UPD=$(cat "$TMP"/rec/*.update 2>/dev/null)
+LINE=$(grep "gpu-numa-nri\[[0-9]*\] container=$C1C stage=nri-update " "$NODE_LOG" | tail -1)
+if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$RC3" = 0 ] && [ "$OUT2" = ok ] && [ -n "$CGPATH_C" ] &&
+    [ "$(jq -r .linux.resources.cpu.mems "$(config_of "$C1C")")" = 1 ] && [ "$MEMS_C" = 0 ] &&
+    [ "$(echo "$UPD" | jq -r .cpu.cpus)" = 0-1 ] && [ "$(echo "$UPD" | jq -r .cpu.mems)" = 0-1 ] &&
+    grep -q " action=patch gpus=/dev/nvidia0($GPU_BUS) required=0 mems-before=$MEMS_C mems-after=0-1 .*update sets no cpuset.mems, so the runtime re-applies the spec's 1 (from before the hook widened it), which drops GPU memory node(s) 0" <<<"$LINE" &&
+    [ "$(field cgroup)" = "/host$MEMS_FILE_C" ] && [ "$(cat "$MEMS_FILE_C")" = "$MEMS_C" ]; then
+    pass "cpus-only UpdateContainerResources (cpuset_cpus=0-1) of a GPU container whose spec says mems 1, with the DaemonSet's plugin: it read the container's real cgroup through /host (cgroup=$(field cgroup), mems-before=$MEMS_C), runc update was handed cpus 0-1 and mems 0-1 (not the spec's 1); cpuset.mems still $MEMS_C"
+else fail "cpus-only update judged in the pod" "create rc $RC start $RC2 ($OUT) spec mems $(jq -r .linux.resources.cpu.mems "$(config_of "$C1C")" 2>&1) cgroup $MEMS_FILE_C '$MEMS_C' (now '$(cat "$MEMS_FILE_C" 2>&1)'); update rc $RC3 ($OUT2) runc got $(echo "$UPD" | one_line); line: $(echo "${LINE:-none}" | one_line)"; fi
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?
