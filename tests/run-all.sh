@@ -21,6 +21,8 @@ packages+=(
   qemu-system-x86 linux-image-amd64 cpio socat
   # fuzzers and sanitizers, unit-file validation, JSON in shell tests
   clang libclang-rt-14-dev systemd jq
+  # the hook's start-up code laid out together and checked (bench/hot-symbols.sh runs it under callgrind)
+  valgrind
   # the protocol model (tests/model): the spin model checker (pan is built with gcc)
   spin
   # real engines, man pages, the package

@@ -107,6 +107,16 @@ else
   grep -E 'Could NOT find|CMake Error' "$work/configure.out" | sed -n '1,5s/^/   | /p'
   fail "$name" "cmake exit $rc"
 fi
+# lld from the list: the hook's start-up code laid out together (cmake/hot-text.cmake), not the
+# slower fallback that configure warns about.
+name="the hook is linked with its start-up code together (lld from the build list)"
+if [ "$rc" = 0 ] && ! grep -q 'without hot-text ordering' "$work/configure.out" &&
+  grep -q 'hot_symbols.txt' "$root/src/gpu-numa-hook/build-all/build.ninja"; then
+  pass "$name"
+else
+  grep -A3 'without hot-text ordering' "$work/configure.out" | sed -n '1,4s/^/   | /p'
+  fail "$name" "configure fell back to the default link"
+fi
 # The configure must have reached the NRI plugin and the tests, not skipped them for a missing part.
 name="the configure generated the NRI plugin and the test targets"
 ninja_file=$root/src/gpu-numa-hook/build-all/build.ninja

@@ -1,0 +1,83 @@
+#!/bin/bash
+# The functions gpu-numa-hook runs on a container start, for lld to lay side by side at the start
+# of .text (cmake/hot-text.cmake says why). valgrind's callgrind records every function each path
+# runs, from exec to exit, on the benchmark's ac922 fixture: the fast path first (most starts),
+# then check, the CUDA requirement and a patch.
+#
+#   bash bench/hot-symbols.sh BUILD_DIR           rewrites hook/cli/hot_symbols.txt from BUILD_DIR's hook
+#   bash bench/hot-symbols.sh --check BUILD_DIR   the test: fails when the list or the layout went stale
+#
+# --check fails when a C++ function the paths run is not in the list (a new function on the path:
+# rerun without --check and commit the list), or when the functions the fast path runs lie in more
+# than MAX_WINDOWS (16) of the kernel's 64 KiB fault-around windows (the ordering did not take;
+# an unordered link touches about 45). Each path's log line is checked first, so a path that
+# failed early cannot pass for a short one.
+# Needs: valgrind, nm.
+set -euo pipefail
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/.." && pwd)
+CHECK=0
+if [ "${1:-}" = --check ]; then CHECK=1; shift; fi
+BUILD=${1:?usage: hot-symbols.sh [--check] BUILD_DIR}
+HOOK=$BUILD/gpu-numa-hook
+LIST=$REPO/hook/cli/hot_symbols.txt
+MAX_WINDOWS=${MAX_WINDOWS:-16}
+command -v valgrind >/dev/null || { echo "hot-symbols.sh: valgrind is missing (apt-get install valgrind)" >&2; exit 2; }
+WORK=$(mktemp -d /tmp/gnh-hot-symbols.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+"$BUILD/bench/make_fixture" ac922 ok "$WORK/ok" "$REPO/config/config.toml" >/dev/null
+"$BUILD/bench/make_fixture" ac922 stale "$WORK/stale" "$REPO/config/config.toml" >/dev/null
+
+# run NAME FIXTURE STATE EXPECT: the functions one path runs, in first-run order, in $WORK/NAME.fn;
+# EXPECT must be in the log line it wrote.
+run() {
+    local name=$1 fx=$WORK/$2 state=$3 expect=$4 line
+    valgrind --tool=callgrind --demangle=no --compress-strings=no --callgrind-out-file="$WORK/$name.cg" \
+        "$HOOK" --host-root "$fx/root" prestart <"$fx/state-$state.json" >/dev/null 2>"$WORK/$name.err" ||
+        { echo "hot-symbols.sh: the $name path exited non-zero:" >&2; tail -n 20 "$WORK/$name.err" >&2; exit 1; }
+    line=$(tail -n 1 "$fx/root/var/log/gpu-numa-hook.log")
+    case $line in
+        *"$expect"*) ;;
+        *) echo "hot-symbols.sh: the $name path did not go where it should ($expect); its log line: $line" >&2; exit 1 ;;
+    esac
+    sed -n 's/^fn=\(([0-9]*) \)\{0,1\}//p' "$WORK/$name.cg" | grep -v '^0x' | awk '!seen[$0]++' >"$WORK/$name.fn"
+}
+run fast ok nogpu 'msg="no GPU requested (fast path)"'
+run check ok gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
+run cuda ok gpu-cuda 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
+run patch stale gpu 'action=patch'
+
+if [ $CHECK = 0 ]; then
+    {
+        echo "# The functions gpu-numa-hook runs on a container start, fast path first: lld lays them out"
+        echo "# in this order at the start of .text (cmake/hot-text.cmake). Made by bench/hot-symbols.sh;"
+        echo "# regenerate it when that script's --check (a ctest) says so."
+        cat "$WORK"/{fast,check,cuda,patch}.fn | awk '!seen[$0]++'
+    } >"$LIST"
+    echo "hot-symbols.sh: $(grep -vc '^#' "$LIST") functions written to $LIST"
+    exit 0
+fi
+
+fail=0
+missing=$(cat "$WORK"/{fast,check,cuda,patch}.fn | grep '^_Z' | awk '!seen[$0]++' |
+    grep -vxF -f <(grep -v '^#' "$LIST") || true)
+if [ -n "$missing" ]; then
+    echo "FAIL: $(wc -l <<<"$missing") C++ functions the hook runs are not in hook/cli/hot_symbols.txt, so lld leaves them" \
+        "scattered; run: bash bench/hot-symbols.sh $BUILD && git add hook/cli/hot_symbols.txt. The first few:"
+    sed -n 1,5p <<<"$missing" | sed 's/^/    /'
+    fail=1
+else
+    echo "ok: every C++ function of the fast, check, CUDA and patch paths is in hook/cli/hot_symbols.txt"
+fi
+# The fast path's functions, by address: how many 64 KiB windows the kernel maps for them.
+windows=$(nm --defined-only "$HOOK" | awk 'NR == FNR { want[$0] = 1; next }
+    ($2 ~ /^[TtWw]$/) && ($3 in want) { print $1 }' "$WORK/fast.fn" - |
+    while read -r a; do echo $((16#$a / 65536)); done | sort -u | wc -l)
+total=$(wc -l <"$WORK/fast.fn")
+if [ "$windows" -le "$MAX_WINDOWS" ]; then
+    echo "ok: the fast path's $total functions lie in $windows windows of 64 KiB (at most $MAX_WINDOWS)"
+else
+    echo "FAIL: the fast path's $total functions lie in $windows windows of 64 KiB, more than $MAX_WINDOWS: was the hook linked with lld and hook/cli/hot_symbols.txt (cmake/hot-text.cmake)?"
+    fail=1
+fi
+exit $fail
