@@ -70,8 +70,12 @@ EventLog::EventLog(const LogConfig& config, const HostFs& fs, std::string progra
   if (syslog_) ::openlog("gpu-numa-hook", LOG_PID, LOG_DAEMON);  // connects at the first message
   if (config.file.empty()) return;
   path_ = fs.resolve(config.file);
-  make_parent_dirs(path_);
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+  const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
+  fd_ = ::open(path_.c_str(), flags, 0640);
+  if (fd_ < 0 && errno == ENOENT) {  // a directory is missing: only then pay for the mkdirs
+    make_parent_dirs(path_);
+    fd_ = ::open(path_.c_str(), flags, 0640);
+  }
   if (fd_ < 0) fall_back(std::string("open failed: ") + std::strerror(errno));
 }
 
