@@ -47,12 +47,31 @@ run check ok gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
 run cuda ok gpu-cuda 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
 run patch stale gpu 'action=patch'
 
+# What callgrind cannot see: glibc picks its string functions' variants for the CPU it runs on
+# (valgrind's emulated CPU has no AVX-512, so it ran the AVX2 ones: every variant of each function
+# it ran is listed), and the start-up before main that valgrind names "(below main)" or that
+# differs by CPU vendor; every IFUNC resolver, run before main.
+glibc_extras() {
+    local isa='(sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|evex|evex512|avx512|avx512f|avx512bw|avx512vl|erms)'
+    sed -nE "s/^(__[a-z0-9]+)_$isa.*/\1/p" "$@" | sort -u | while read -r base; do
+        nm --defined-only "$HOOK" | awk -v re="^${base}_$isa" '$3 ~ re { print $3 }'
+    done
+    # Every IFUNC's resolver runs while the static PIE relocates itself, before main.
+    nm --defined-only "$HOOK" | awk '$2 == "i" || $2 == "I" { print $3 }'
+    printf '%s\n' _start __libc_start_main __libc_start_main_impl __libc_start_call_main \
+        _dl_relocate_static_pie _dl_aux_init __libc_init_secure __libc_setup_tls __libc_init_first \
+        _dl_non_dynamic_init __libc_early_init init_cpu_features update_active get_common_indices \
+        get_extended_indices init_cacheinfo handle_intel handle_amd handle_zhaoxin intel_check_word \
+        __tunables_init exit __run_exit_handlers _IO_cleanup _exit ___pthread_mutex_lock \
+        __pthread_mutex_lock pthread_mutex_lock ___pthread_mutex_unlock __pthread_mutex_unlock
+}
+
 if [ $CHECK = 0 ]; then
     {
         echo "# The functions gpu-numa-hook runs on a container start, fast path first: lld lays them out"
         echo "# in this order at the start of .text (cmake/hot-text.cmake). Made by bench/hot-symbols.sh;"
         echo "# regenerate it when that script's --check (a ctest) says so."
-        cat "$WORK"/{fast,check,cuda,patch}.fn | awk '!seen[$0]++'
+        { cat "$WORK"/{fast,check,cuda,patch}.fn; glibc_extras "$WORK"/{fast,check,cuda,patch}.fn; } | awk '!seen[$0]++'
     } >"$LIST"
     echo "hot-symbols.sh: $(grep -vc '^#' "$LIST") functions written to $LIST"
     exit 0
