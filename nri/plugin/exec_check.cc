@@ -45,26 +45,19 @@ ElfIdentity this_node_elf() {
   return id;
 }
 
-std::string machine_name(int e_machine) {
-  switch (e_machine) {
+std::string arch_name(int machine, int data) {
+  switch (machine) {
     case EM_X86_64: return "x86_64";
     case EM_AARCH64: return "aarch64";
-    case EM_PPC64: return "ppc64";
+    // ppc64 is named by byte order, as distributions name it.
+    case EM_PPC64: return data == ELFDATA2LSB ? "ppc64le" : "ppc64 (big-endian)";
     case EM_S390: return "s390x";
     case EM_RISCV: return "riscv";
     case EM_386: return "i386";
     case EM_ARM: return "arm";
-    default: return "machine " + std::to_string(e_machine);
+    default: return "machine " + std::to_string(machine);
   }
 }
-
-namespace {
-std::string arch_name(int machine, int data) {
-  // ppc64 is named by byte order, as distributions name it.
-  if (machine == EM_PPC64) return data == ELFDATA2LSB ? "ppc64le" : "ppc64 (big-endian)";
-  return machine_name(machine);
-}
-}  // namespace
 
 std::string exec_format_problem(std::string_view head, const ElfIdentity& node) {
   if (head.substr(0, 2) == "#!") return "";

@@ -26,7 +26,9 @@ struct ElfIdentity {
   int machine = 0;
 };
 ElfIdentity this_node_elf();
-std::string machine_name(int e_machine);  // "x86_64", "aarch64", "ppc64le"... or "machine 243"
+// An ELF machine and byte order (EI_DATA) as operators name them: "x86_64", "aarch64", "ppc64le"...
+// or "machine 243".
+std::string arch_name(int machine, int data);
 
 // The first bytes of the file (64 suffice): "" when runc can exec it here: an ELF of this node's
 // class, byte order and machine, or a "#!" script (the kernel runs its interpreter, as for any
