@@ -29,20 +29,7 @@ trap cleanup EXIT
 containerd_suite_root "$SUITE"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$TMP/ctd"
-cat >"$TMP/ctd/config.toml" <<TOML
-version = 2
-root = "$TMP/ctd/root"
-state = "$TMP/ctd/state"
-[grpc]
-  address = "$TMP/ctd/containerd.sock"
-[ttrpc]
-  address = "$TMP/ctd/containerd.sock.ttrpc"
-[plugins."io.containerd.nri.v1.nri"]
-  disable = false
-  socket_path = "$TMP/nri.sock"
-  plugin_path = "$TMP/nri-plugins"
-  plugin_config_path = "$TMP/nri-conf"
-TOML
+containerd_nri_config "$TMP" >"$TMP/ctd/config.toml"
 "$CTD_ROOT/usr/bin/containerd" --config "$TMP/ctd/config.toml" >"$TMP/containerd.log" 2>&1 &
 PIDS+=("$!")
 printf '[log]\nfile = "%s/plugin.log"\n' "$TMP" >"$TMP/nri.toml"

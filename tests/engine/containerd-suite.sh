@@ -68,3 +68,23 @@ use_containerd_suite() {
     fi
     check_containerd_release "$suite"
 }
+
+# containerd_nri_config DIR: the config.toml of a containerd with nothing of the host's: root,
+# state and sockets under DIR/ctd, NRI on (1.7 ships it off) at DIR/nri.sock with its plugin
+# directories under DIR. For the suites that need containerd and NRI but not CRI.
+containerd_nri_config() {
+    cat <<TOML
+version = 2
+root = "$1/ctd/root"
+state = "$1/ctd/state"
+[grpc]
+  address = "$1/ctd/containerd.sock"
+[ttrpc]
+  address = "$1/ctd/containerd.sock.ttrpc"
+[plugins."io.containerd.nri.v1.nri"]
+  disable = false
+  socket_path = "$1/nri.sock"
+  plugin_path = "$1/nri-plugins"
+  plugin_config_path = "$1/nri-conf"
+TOML
+}

@@ -36,20 +36,7 @@ PROM_PORT=$(free_port)
 
 # containerd with its own root, state, sockets and NRI directories: nothing of the host's.
 mkdir -p "$TMP/ctd" "$TMP/nri-plugins" "$TMP/nri-conf"
-cat >"$TMP/ctd/config.toml" <<TOML
-version = 2
-root = "$TMP/ctd/root"
-state = "$TMP/ctd/state"
-[grpc]
-  address = "$TMP/ctd/containerd.sock"
-[ttrpc]
-  address = "$TMP/ctd/containerd.sock.ttrpc"
-[plugins."io.containerd.nri.v1.nri"]
-  disable = false
-  socket_path = "$TMP/nri.sock"
-  plugin_path = "$TMP/nri-plugins"
-  plugin_config_path = "$TMP/nri-conf"
-TOML
+containerd_nri_config "$TMP" >"$TMP/ctd/config.toml"
 "$CTD_BIN/containerd" --config "$TMP/ctd/config.toml" >"$TMP/containerd.log" 2>&1 &
 CTD_PID=$!
 PIDS+=("$CTD_PID")
