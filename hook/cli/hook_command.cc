@@ -153,7 +153,7 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     // config.json alone (evaluate's fast path reads nothing of the host), so they do not pay for
     // the sandbox (docs/internals/sandbox.md). Everything that reads or writes the host is inside it.
     if (may_request_gpus(spec)) sandbox_note = enter_hook_sandbox();
-    Evaluation ev = evaluate(fs, config, spec, state.pid);
+    Evaluation ev = evaluate(fs, config, spec, state.pid, EvaluationDetail::decision);
     process.confirm_alive();
     rec.gpus = ev.gpu_list();
     rec.required = ev.decision.required.to_display();

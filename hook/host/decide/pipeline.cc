@@ -36,7 +36,8 @@ CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
   return locate_cpuset_hierarchy(fs, *path);
 }
 
-Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, NvmlOnce& nvml_once) {
+Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, NvmlOnce& nvml_once,
+                         EvaluationDetail detail) {
   Evaluation ev;
   if (!may_request_gpus(spec)) {
     ev.decision.action = Action::allow;
@@ -75,8 +76,12 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
       req.gpus.erase(std::unique(req.gpus.begin(), req.gpus.end()), req.gpus.end());
     }
   }
+  // The nearest node decides only under gpu-affinity include/refuse; a report shows it anyway.
+  const NearestNode nearest = detail == EvaluationDetail::report || config.policy.gpu_affinity != AffinityPolicy::ignore
+                                  ? NearestNode::read
+                                  : NearestNode::skip;
   for (size_t i : req.gpus) {
-    read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail);
+    read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
     if (inv.gpus[i].memory_read_errno == EIO)
       if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
     ev.gpus.push_back(inv.gpus[i]);
@@ -160,9 +165,9 @@ void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& 
 
 }  // namespace
 
-Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid) {
+Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, EvaluationDetail detail) {
   NvmlOnce nvml{fs, config.nvml.cache_path(), std::nullopt};
-  Evaluation ev = evaluate_numa(fs, config, spec, pid, nvml);
+  Evaluation ev = evaluate_numa(fs, config, spec, pid, nvml, detail);
   check_requirement(fs, config, spec, nvml, ev);
   return ev;
 }

@@ -36,7 +36,8 @@ Inventory read_gpu_identities(const HostFs& fs) {
   return inv;
 }
 
-void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {
+void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverride>& overrides, ReadErrors errors,
+                     NearestNode nearest) {
   std::string file = std::string(kGpusDir) + "/" + g.driver_dir + "/numa_status";
   try {
     // Absent: not a coherent GPU, or the driver in CDMM mode (it then creates no numa_status).
@@ -53,7 +54,8 @@ void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverrid
     g.memory_read_errno = e.error_number() != 0 ? e.error_number() : EINVAL;
     g.memory_read_error = e.what();
   }
-  if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node")) g.affinity_node = parse_sysfs_numa_node(*nn);
+  if (nearest == NearestNode::read)
+    if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node")) g.affinity_node = parse_sysfs_numa_node(*nn);
   // Only "offline" means something else on Grace (not initialized yet), so only then is the
   // PCI device id read: the driver's own test (detect-self-hosted.h), the model as a fallback.
   if (g.memory_status && *g.memory_status == "offline") {

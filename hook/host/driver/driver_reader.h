@@ -24,9 +24,15 @@ Inventory read_gpu_identities(const HostFs& fs);
 // recorded on the GPU in every mode).
 enum class ReadErrors { fail, record };
 
+// Whether the PCI device's numa_node (the GPU's nearest node) is read. Only gpu-affinity uses it
+// for a decision; reports show it. A start under the default gpu-affinity = "ignore" skips one
+// sysfs read per GPU.
+enum class NearestNode { read, skip };
+
 // One GPU's memory facts: numa_status (node, status; the errno when it cannot be read), the PCI
-// device's numa_node, then the config's overrides for it.
-void read_gpu_memory(const HostFs& fs, Gpu& gpu, const std::vector<TopologyOverride>& overrides, ReadErrors errors);
+// device's numa_node (unless skipped), then the config's overrides for it.
+void read_gpu_memory(const HostFs& fs, Gpu& gpu, const std::vector<TopologyOverride>& overrides, ReadErrors errors,
+                     NearestNode nearest = NearestNode::read);
 
 // Identities and memory facts of every GPU, for topology and check: a GPU whose numa_status cannot
 // be read is shown as such, with its errno, and the others as usual.
