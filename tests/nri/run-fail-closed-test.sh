@@ -187,8 +187,10 @@ else fail "plugin killed: GPU pod refused" "rc $RC: $C start $STARTED"; fi
 # attaches to the live plugin with a breakpoint in its CreateContainer handler; when containerd's
 # call reaches it, gdb SIGKILLs the plugin there, so that call is the one left unanswered.
 command -v gdb >/dev/null || { skip "the plugin killed mid-call (4a, 4b)" "gdb is missing (tests/run-all.sh installs it)"; finish; }
-# `signal SIGKILL` (resume with SIGKILL), not gdb's `kill`: gdb 13.1 crashed running `kill` from
-# breakpoint commands. gdb then says "Couldn't get registers: No such process": the plugin is gone.
+# The kill is gdb's own `kill` at top level, once `continue` has stopped at the breakpoint: it
+# SIGKILLs every thread and waits until all are gone. gdb 13.1 crashed on `kill` inside breakpoint
+# commands, and after `signal SIGKILL` it sometimes tried to detach from threads still exiting
+# (internal-error in linux-nat.c detach: `num_lwps (pid) == 1'). No core file from gdb either way.
 GDB_SCRIPT=$TMP/kill-mid-call.gdb
 cat >"$GDB_SCRIPT" <<'GDB'
 set pagination off
@@ -198,16 +200,17 @@ break gnh::nri::GpuNumaPlugin::create_container
 commands
   silent
   printf "gdb: a CreateContainer reached the plugin's handler: SIGKILL\n"
-  signal SIGKILL
 end
 printf "gdb: armed\n"
 continue
+kill
+printf "gdb: killed\n"
 GDB
 # arm_kill: gdb attached to the running plugin, its breakpoint set (a script file stops at the
 # first error, so "armed" means the breakpoint is in), the plugin running on
 arm_kill() {
     : >"$TMP/gdb.out"
-    gdb -batch -nx -p "$(cat "$TMP/plugin.pid")" -x "$GDB_SCRIPT" >"$TMP/gdb.out" 2>&1 &
+    (cd "$TMP" && ulimit -c 0 && exec gdb -batch -nx -p "$(cat "$TMP/plugin.pid")" -x "$GDB_SCRIPT") >"$TMP/gdb.out" 2>&1 &
     echo $! >"$TMP/gdb.pid"
     wait_for "$TMP/gdb.out" "^gdb: armed" ||
         { fail "gdb armed in the plugin" "$(one_line <"$TMP/gdb.out") (needs the plugin's symbols)"; finish; }
@@ -215,16 +218,17 @@ arm_kill() {
 # killed_mid_call: gdb has done its part (bounded: it exits once the plugin is dead), and the
 # plugin's exit status as its parent reaps it (137: SIGKILL); $KILLED says what happened
 killed_mid_call() {
-    local gpid ppid st
+    local gpid ppid st gst
     gpid=$(cat "$TMP/gdb.pid"); ppid=$(cat "$TMP/plugin.pid")
     for _ in $(seq 1 300); do kill -0 "$gpid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$gpid" 2>/dev/null && { kill -9 "$gpid"; fail "gdb" "still running 30 s after the call: $(one_line <"$TMP/gdb.out")"; finish; }
-    wait "$gpid" 2>/dev/null
+    wait "$gpid"; gst=$?
     wait "$ppid" 2>/dev/null; st=$?
     KILLED=""
-    [ "$(grep -c "^gdb: a CreateContainer reached the plugin's handler: SIGKILL" "$TMP/gdb.out")" = 1 ] && [ "$st" = 137 ] &&
+    [ "$(grep -c "^gdb: a CreateContainer reached the plugin's handler: SIGKILL" "$TMP/gdb.out")" = 1 ] &&
+        [ "$(grep -c "^gdb: killed" "$TMP/gdb.out")" = 1 ] && [ "$gst" = 0 ] && [ "$st" = 137 ] &&
         KILLED="the plugin was SIGKILLed inside its CreateContainer handler (exit status $st)"
-    [ -n "$KILLED" ] || { fail "plugin killed mid-call" "plugin status $st; gdb: $(one_line <"$TMP/gdb.out")"; finish; }
+    [ -n "$KILLED" ] || { fail "plugin killed mid-call" "plugin status $st, gdb's $gst: $(one_line <"$TMP/gdb.out")"; finish; }
 }
 # hook_runs ID: how many times the hook ran for container ID (its lines; the plugin's and the
 # shim's own lines name gpu-numa-nri / gpu-numa-runtime)
