@@ -31,6 +31,8 @@ packages+=(
   zsh fish
   # containerd's CRI server driven as kubelet does (tests/engine/run-cri-tests.sh)
   python3-grpcio python3-grpc-tools
+  # the NRI plugin stopped inside its CreateContainer handler and killed there (tests/nri/run-fail-closed-test.sh)
+  gdb
   # the Kubernetes manifests' schema check (tests/k8s: node runs kubernetes-models from npm); the
   # node image built offline (examples/kubernetes/build-image.sh) and the DaemonSet's pods on a CNI
   # pod network (tests/k8s/run-daemonset-test.sh)
