@@ -18,25 +18,22 @@ SUITE=${3:-v2.3}
 # shellcheck source=../tests/engine/containerd-suite.sh
 . "$REPO/tests/engine/containerd-suite.sh"
 TMP=$(mktemp -d /tmp/gnh-scrape-XXXXXX)
-PIDS=()
 cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    stop_started_pids
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 containerd_suite_root "$SUITE"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 mkdir -p "$TMP/ctd"
 containerd_nri_config "$TMP" >"$TMP/ctd/config.toml"
 "$CTD_ROOT/usr/bin/containerd" --config "$TMP/ctd/config.toml" >"$TMP/containerd.log" 2>&1 &
-PIDS+=("$!")
+started_pid "$!"
 printf '[log]\nfile = "%s/plugin.log"\n' "$TMP" >"$TMP/nri.toml"
 "$PLUGIN" --socket "$TMP/nri.sock" --config "$TMP/nri.toml" --hook /bin/true --state-file "$TMP/state.json" \
     --metrics-address "127.0.0.1:$PORT" >"$TMP/plugin.err" 2>&1 &
 PLUGIN_PID=$!
-PIDS+=("$PLUGIN_PID")
+started_pid "$PLUGIN_PID"
 # registered: its own log line says so (bounded wait)
 for _ in $(seq 1 300); do
     [ "$(grep -c "stage=nri-connect action=connected" "$TMP/plugin.log" 2>/dev/null)" -ge 1 ] && break

@@ -88,3 +88,16 @@ state = "$1/ctd/state"
   plugin_config_path = "$1/nri-conf"
 TOML
 }
+
+# For a script that runs containerd without lib.sh's namespace (the scrape test, the scrape
+# benchmark): started_pid keeps each process it starts with `&`, stop_started_pids (from its EXIT
+# trap) stops and reaps them by pid.
+STARTED_PIDS=()
+started_pid() { STARTED_PIDS+=("$1"); }
+stop_started_pids() {
+    local p
+    for p in "${STARTED_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${STARTED_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+}
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

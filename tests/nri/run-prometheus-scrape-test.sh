@@ -16,11 +16,8 @@ TALLY_NAME="prometheus scrape ($SUITE)"
 # shellcheck source=../engine/containerd-suite.sh
 . "$SCRIPT_DIR/../engine/containerd-suite.sh"
 TMP=$(mktemp -d /tmp/gnh-prom-XXXXXX)
-PIDS=()
 cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    stop_started_pids
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -30,7 +27,6 @@ command -v prometheus >/dev/null && command -v curl >/dev/null ||
 containerd_suite_root "$SUITE"
 CTD_BIN=$CTD_ROOT/usr/bin
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 METRICS_PORT=$(free_port)
 PROM_PORT=$(free_port)
 
@@ -39,12 +35,12 @@ mkdir -p "$TMP/ctd" "$TMP/nri-plugins" "$TMP/nri-conf"
 containerd_nri_config "$TMP" >"$TMP/ctd/config.toml"
 "$CTD_BIN/containerd" --config "$TMP/ctd/config.toml" >"$TMP/containerd.log" 2>&1 &
 CTD_PID=$!
-PIDS+=("$CTD_PID")
+started_pid "$CTD_PID"
 
 printf '[log]\nfile = "%s/plugin.log"\n' "$TMP" >"$TMP/nri.toml"
 "$PLUGIN" --socket "$TMP/nri.sock" --config "$TMP/nri.toml" --hook /bin/true --state-file "$TMP/state.json" \
     --metrics-address "127.0.0.1:$METRICS_PORT" >"$TMP/plugin.err" 2>&1 &
-PIDS+=("$!")
+started_pid "$!"
 
 cat >"$TMP/prometheus.yml" <<YAML
 global:
@@ -57,7 +53,7 @@ scrape_configs:
 YAML
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom-data" \
     --web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prometheus.log" 2>&1 &
-PIDS+=("$!")
+started_pid "$!"
 
 # connected_in_prometheus: the value of gpu_numa_hook_nri_plugin_connected as Prometheus has it now
 connected_in_prometheus() {
