@@ -95,3 +95,26 @@ TEST_CASE("json scan: an array's object elements, each as its text") {
   CHECK_FALSE(object_elements(R"([{"a":1}] x)"));    // text after it
   CHECK_FALSE(object_elements(R"([{"a":"1])"));      // a string that never ends
 }
+
+TEST_CASE("json scan: a special byte at every place of a long string, as nlohmann sees it") {
+  // Strings are scanned eight bytes at a time: a quote, a backslash, a control character or a byte
+  // above ASCII must be found wherever it falls in a word, and so must the string's end.
+  const std::string specials[] = {"\x01", "\x1f", "\x7f", "\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\x80",
+                                  "\xff", "\xe2\x82", " ", "~", "!", "#", "[", "]", "]\"", std::string(1, '\0')};
+  for (size_t len = 0; len <= 24; ++len) {
+    for (size_t at = 0; at <= len; ++at) {
+      for (const std::string& special : specials) {
+        const std::string value = std::string(at, 'a') + special + std::string(len - at, 'b');
+        const std::string text = "{\"a\":\"" + value + "\",\"z\":1}";
+        CAPTURE(text);
+        const bool valid = nlohmann::json::accept(text);
+        auto found = locate_members(text, {{"a"}, {"z"}});
+        REQUIRE(found.has_value() == valid);
+        if (valid) {
+          CHECK(*found->values[0] == "\"" + value + "\"");
+          CHECK(*found->values[1] == "1");
+        }
+      }
+    }
+  }
+}
