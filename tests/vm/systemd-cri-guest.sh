@@ -83,8 +83,30 @@ grep -c -E "gpu-numa-hook\[[0-9]+\] container=$C pod=default/gpu name=cuda stage
 	fail "hook log: no 'container=$C pod=default/gpu name=cuda stage=createRuntime action=patch ... systemd AllowedMemoryNodes: ...cri-containerd-$C.scope=0-1'"
 pid=$(sed -n 1p "/sys/fs/cgroup/$SCOPE/cgroup.procs" 2>/dev/null)
 expect "the container's process may use node 1" "$(sed -n 's/^Mems_allowed_list:\s*//p' "/proc/${pid:-0}/status" 2>/dev/null)" "0-1"
+# A second GPU container in the pod, left alone until the control at the end.
+C2=$(cri create "$SB" gpu "$GPU_UID" "$GPU_SLICE" /var/log/pods cuda2 "$IMG" 'exec sleep 3600' \
+	--device /dev/nvidia0:/dev/nvidia0 --mems 0) || fail "CreateContainer cuda2: $C2"
+OUT=$(cri start "$C2") || fail "StartContainer cuda2: $OUT"
+SCOPE2=$PODS/$GPU_SLICE/cri-containerd-$C2.scope
+expect "a second GPU container: the same (scope and unit 0-1)" "$(state "$SCOPE2")" "0-1 unit:0-1"
 systemctl daemon-reload
 expect "after daemon-reload the scope keeps node 1 (its unit says 0-1)" "$(state "$SCOPE")" "0-1 unit:0-1"
+
+CGFILE=/sys/fs/cgroup/$SCOPE/cpuset.mems
+last_update() { grep "container=$C stage=nri-update" $LOG | tail -n 1; }
+
+phase update-cpus
+# kubelet's CPU Manager sets cpus only: containerd re-applies the stored spec's mems "0" (from
+# before the hook), and runc would set the unit to 0 with it. The plugin answers with the mems the
+# scope has now.
+OUT=$(cri update-cpus "$C" 1)
+expect "cpus-only UpdateContainerResources (cpuset_cpus=1) succeeds and reaches the scope" "$OUT $(cat "/sys/fs/cgroup/$SCOPE/cpuset.cpus")" "ok 1"
+grep "container=$C stage=nri-update" $LOG
+grep -c -F -- "container=$C stage=nri-update action=patch gpus=/dev/nvidia0(0000:01:00.0) required=1 mems-before=0-1 mems-after=0-1 cgroup=$CGFILE duration-us=" <<<"$(last_update)" >/dev/null &&
+	grep -c -F -- "update sets no cpuset.mems, so the runtime re-applies the spec's 0 (from before the hook widened it), which drops GPU memory node(s) 1 " <<<"$(last_update)" >/dev/null &&
+	pass "plugin log: the cpus-only update would re-apply the spec's 0; it read $CGFILE and asked for 0-1" ||
+	fail "plugin log: no 'stage=nri-update action=patch ... cgroup=$CGFILE ... update sets no cpuset.mems, so the runtime re-applies the spec's 0'"
+expect "after the cpus-only update the scope and its unit keep node 1" "$(state "$SCOPE")" "0-1 unit:0-1"
 
 phase update
 # kubelet's CPU/Memory Manager re-applies cpuset_mems "0": the plugin reads the container's real
@@ -93,12 +115,11 @@ n=$(grep -c "container=$C stage=nri-update" $LOG)
 OUT=$(cri update "$C" 0)
 expect "UpdateContainerResources cpuset_mems=0 succeeds" "$OUT" "ok"
 grep "container=$C stage=nri-update" $LOG
-expect "the plugin logged one patched update" "$(grep -c "container=$C stage=nri-update" $LOG)" "$((n + 1))"
-CGFILE=/sys/fs/cgroup/$SCOPE/cpuset.mems
-grep -c -F -- "container=$C stage=nri-update action=patch gpus=/dev/nvidia0(0000:01:00.0) required=1 mems-before=0-1 mems-after=0-1 cgroup=$CGFILE " $LOG >/dev/null &&
+expect "the plugin logged one more patched update" "$(grep -c "container=$C stage=nri-update" $LOG)" "$((n + 1))"
+grep -c -F -- "container=$C stage=nri-update action=patch gpus=/dev/nvidia0(0000:01:00.0) required=1 mems-before=0-1 mems-after=0-1 cgroup=$CGFILE " <<<"$(last_update)" >/dev/null &&
 	pass "plugin log: it read the scope's real cgroup ($CGFILE: 0-1) and asked for 0-1" ||
 	fail "plugin log: no 'stage=nri-update action=patch ... mems-before=0-1 mems-after=0-1 cgroup=$CGFILE'"
-grep -c -E -- "container=$C stage=nri-update action=patch .*update asked for cpuset.mems 0, which drops GPU memory node\(s\) 1 " $LOG >/dev/null &&
+grep -c -E -- "container=$C stage=nri-update action=patch .*update asked for cpuset.mems 0, which drops GPU memory node\(s\) 1 " <<<"$(last_update)" >/dev/null &&
 	pass "plugin log: the update asked for 0, which drops node 1" ||
 	fail "plugin log: no 'update asked for cpuset.mems 0, which drops GPU memory node(s) 1'"
 expect "after the update the scope and its unit keep node 1" "$(state "$SCOPE")" "0-1 unit:0-1"
@@ -115,11 +136,13 @@ expect "a container without a GPU keeps cpuset.mems 0 and its unit 0" "$(state "
 expect "no hook or plugin line names it" "$(grep -c "container=$C0" $LOG)" "0"
 
 phase plugin-stopped
-# The control: without the plugin the same update does take node 1 away (runc sets the unit to 0),
+# The controls: without the plugin the same updates do take node 1 away (runc sets the unit to 0),
 # so the 0-1 above was the plugin's doing.
 systemctl stop gpu-numa-nri.service
 OUT=$(cri update "$C" 0)
 expect "without the plugin, UpdateContainerResources cpuset_mems=0 leaves the GPU container on node 0" "$OUT $(state "$SCOPE")" "ok 0 unit:0"
+OUT=$(cri update-cpus "$C2" 1)
+expect "without the plugin, a cpus-only update re-applies the spec's stale 0 to the second GPU container" "$OUT $(state "$SCOPE2")" "ok 0 unit:0"
 
 phase remove-pods
 # As kubelet removes pods: their containers and scopes go (and nothing is left for the power-off
