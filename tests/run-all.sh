@@ -95,6 +95,7 @@ for arch in aarch64 ppc64le; do
 done
 # The systemd VM's Debian 12 root file system (mmdebstrap, cached by package list).
 fetch_step "systemd VM root file system" bash tests/vm/fetch-systemd-rootfs.sh
+fetch_step "systemd VM root file system with Python gRPC (CRI test)" bash tests/vm/fetch-systemd-rootfs.sh cri
 # The real containerd 1.7 (trixie) and 2.1 (sid) for the NRI suite (tests/nri/fetch-containerd.sh:
 # a private apt sources list, retried, cached; the system's sources are untouched).
 for suite in trixie sid; do

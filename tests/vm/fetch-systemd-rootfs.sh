@@ -3,7 +3,10 @@
 # with mmdebstrap from Debian's packages, once, into a cache keyed by the package list and suite:
 # a new list builds a new tarball beside the old one.
 #
-#   tests/vm/fetch-systemd-rootfs.sh        prints the tarball's path
+#   tests/vm/fetch-systemd-rootfs.sh [cri]   prints the tarball's path
+#
+# `cri`: the containerd CRI test's file system (run-vm-systemd-cri-test.sh), which adds its CRI
+# client's Python gRPC; a tarball of its own, so the plain one stays as it is.
 #
 # Environment: VM_PARTS_DIR (default /var/cache/gpu-numa-hook-vm), VM_DEBIAN_MIRROR (default: the
 # URI the system's apt sources name for bookworm, else http://deb.debian.org/debian).
@@ -14,6 +17,11 @@ suite=bookworm
 # minbase plus what the scenario needs: systemd as init, the system bus runc talks to, runc and crun,
 # a shell toolbox for the container and the scenario. Nothing else boots.
 include=systemd,systemd-sysv,dbus,runc,crun,busybox-static,kmod
+case ${1:-} in
+	'') ;;
+	cri) include=$include,python3-grpcio,python3-protobuf ;;
+	*) echo "fetch-systemd-rootfs: unknown variant '$1' (none, or cri)" >&2; exit 2 ;;
+esac
 key=$(printf '%s %s v1' "$suite" "$include" | sha256sum | cut -c1-12)
 dir=${VM_PARTS_DIR:-/var/cache/gpu-numa-hook-vm}/systemd-rootfs
 tarball=$dir/rootfs-$suite-$key.tar
