@@ -95,56 +95,11 @@ cat >"$ROOT/etc/systemd/system/gnh-idle.service" <<'UNIT'
 [Service]
 ExecStart=/bin/busybox sleep 3600
 UNIT
-cat >"$ROOT/etc/systemd/system/gnh-scenario.service" <<'UNIT'
-[Unit]
-Description=gpu-numa-hook systemd scenario
-After=multi-user.target dbus.service
-[Service]
-Type=oneshot
-ExecStart=/opt/gnh/scenario.sh
-StandardOutput=tty
-StandardError=tty
-TTYPath=/dev/ttyS0
-[Install]
-WantedBy=multi-user.target
-UNIT
-ln -s /etc/systemd/system/gnh-scenario.service "$ROOT/etc/systemd/system/multi-user.target.wants/gnh-scenario.service"
-# A fast, quiet boot: no getty on the serial line (it hangs up a script writing there), no timers.
-for u in serial-getty@ttyS0.service getty@tty1.service getty.target apt-daily.timer apt-daily-upgrade.timer \
-	dpkg-db-backup.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer systemd-tmpfiles-clean.timer \
-	man-db.timer systemd-timesyncd.service systemd-networkd.service; do
-	ln -sf /dev/null "$ROOT/etc/systemd/system/$u"
-done
-echo 0123456789abcdef0123456789abcdef >"$ROOT/etc/machine-id" # not a first boot: no presets
-echo gnh-vm >"$ROOT/etc/hostname"
+vm_systemd_scenario "$ROOT" "gpu-numa-hook systemd scenario"
 DISK=$WORK/disk.img
 mkfs.ext4 -q -F -L gnh-root -d "$ROOT" "$DISK" 1200M
 rm -rf "$ROOT"
 echo "run-vm-systemd-test: disk image built in $(vm_elapsed "$t")s"
 
-t=$(date +%s.%N)
-LOG=$WORK/console.log
-set +e
 # node 0: both CPUs and 512M; node 1: 512M, no CPU (where the fake GPU's memory is).
-timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024M \
-	-object memory-backend-ram,id=m0,size=512M -numa node,nodeid=0,cpus=0-1,memdev=m0 \
-	-object memory-backend-ram,id=m1,size=512M -numa node,nodeid=1,memdev=m1 \
-	-kernel "$KERNEL" -initrd "$INITRD" -drive "file=$DISK,format=raw,if=virtio" \
-	-append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 panic=-1" \
-	-display none -nodefaults -no-reboot -serial "file:$LOG" </dev/null >"$WORK/qemu.out" 2>&1
-QRC=$?
-set -e
-tr -d '\r' <"$LOG" >"$WORK/console.txt" || true
-echo "run-vm-systemd-test: ---- guest console ----"
-cat "$WORK/console.txt"
-echo "run-vm-systemd-test: ---- end of guest console ----"
-[ $QRC -eq 0 ] || { echo "run-vm-systemd-test: qemu exit $QRC"; sed 's/^/  qemu| /' "$WORK/qemu.out"; }
-echo "run-vm-systemd-test: VM boot + scenario took $(vm_elapsed "$t")s"
-
-FAILS=0
-grep -q '^VMTEST-DONE$' "$WORK/console.txt" || { echo "FAIL: guest: did not finish (qemu exit $QRC)"; FAILS=1; }
-NPASS=$(grep -c '^PASS: ' "$WORK/console.txt" || true)
-NFAIL=$(( $(grep -c '^FAIL: ' "$WORK/console.txt" || true) + FAILS ))
-echo "run-vm-systemd-test: total wall time $(vm_elapsed "$T0")s"
-echo "$NPASS passed, $NFAIL failed"
-[ "$NFAIL" -eq 0 ] && [ "$NPASS" -gt 0 ]
+vm_systemd_boot "$WORK" "$DISK" 512

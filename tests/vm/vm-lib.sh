@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers shared by the VM tests (run-vm-test.sh, run-vm-soak.sh); sourced, not run.
+# Helpers shared by the VM tests (run-vm-test.sh, run-vm-soak.sh, the systemd VM tests); sourced, not run.
 # Set VM_LOG_PREFIX before calling vm_die.
 
 VM_LOG_PREFIX=${VM_LOG_PREFIX:-vm}
@@ -214,4 +214,65 @@ vm_late_node() {
 	aarch64) echo "1 0 virtio-mem" ;;
 	ppc64le) echo "0 1 probe" ;;
 	esac
+}
+
+# The systemd VM tests (run-vm-systemd-test.sh, run-vm-systemd-cri-test.sh): Debian 12's systemd
+# as PID 1 on a disk image, the scenario a oneshot unit writing PASS:/FAIL: lines on the serial console.
+
+# vm_systemd_scenario ROOT DESCRIPTION: /opt/gnh/scenario.sh as the oneshot unit gnh-scenario.service,
+# and a fast, quiet boot: no getty on the serial line (it hangs up a script writing there), no
+# timers, not a first boot (no presets).
+vm_systemd_scenario() {
+	cat >"$1/etc/systemd/system/gnh-scenario.service" <<UNIT
+[Unit]
+Description=$2
+After=multi-user.target dbus.service
+[Service]
+Type=oneshot
+ExecStart=/opt/gnh/scenario.sh
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+[Install]
+WantedBy=multi-user.target
+UNIT
+	ln -s /etc/systemd/system/gnh-scenario.service "$1/etc/systemd/system/multi-user.target.wants/gnh-scenario.service"
+	local u
+	for u in serial-getty@ttyS0.service getty@tty1.service getty.target apt-daily.timer apt-daily-upgrade.timer \
+		dpkg-db-backup.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer systemd-tmpfiles-clean.timer \
+		man-db.timer systemd-timesyncd.service systemd-networkd.service; do
+		ln -sf /dev/null "$1/etc/systemd/system/$u"
+	done
+	echo 0123456789abcdef0123456789abcdef >"$1/etc/machine-id"
+	echo gnh-vm >"$1/etc/hostname"
+}
+
+# vm_systemd_boot WORK DISK NODE0_MB: boots KERNEL/INITRD on DISK (root=/dev/vda) with two nodes,
+# node 0 with both CPUs and NODE0_MB, node 1 with 512M and no CPU (where the fake GPU's memory is),
+# bounded by VM_TIMEOUT; prints the guest console, then the verdict from its PASS:/FAIL: lines and
+# VMTEST-DONE. Returns 0 only when every check passed.
+vm_systemd_boot() {
+	local work=$1 disk=$2 node0=$3 t qrc fails=0 npass nfail
+	t=$(date +%s.%N)
+	set +e
+	timeout --kill-after=10 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$((node0 + 512))M" \
+		-object memory-backend-ram,id=m0,size="${node0}M" -numa node,nodeid=0,cpus=0-1,memdev=m0 \
+		-object memory-backend-ram,id=m1,size=512M -numa node,nodeid=1,memdev=m1 \
+		-kernel "$KERNEL" -initrd "$INITRD" -drive "file=$disk,format=raw,if=virtio" \
+		-append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 panic=-1" \
+		-display none -nodefaults -no-reboot -serial "file:$work/console.log" </dev/null >"$work/qemu.out" 2>&1
+	qrc=$?
+	set -e
+	tr -d '\r' <"$work/console.log" >"$work/console.txt" || true
+	echo "$VM_LOG_PREFIX: ---- guest console ----"
+	cat "$work/console.txt"
+	echo "$VM_LOG_PREFIX: ---- end of guest console ----"
+	[ $qrc -eq 0 ] || { echo "$VM_LOG_PREFIX: qemu exit $qrc"; sed 's/^/  qemu| /' "$work/qemu.out"; }
+	echo "$VM_LOG_PREFIX: VM boot + scenario took $(vm_elapsed "$t")s"
+	grep -q '^VMTEST-DONE$' "$work/console.txt" || { echo "FAIL: guest: did not finish (qemu exit $qrc)"; fails=1; }
+	npass=$(grep -c '^PASS: ' "$work/console.txt" || true)
+	nfail=$(( $(grep -c '^FAIL: ' "$work/console.txt" || true) + fails ))
+	echo "$VM_LOG_PREFIX: total wall time $(vm_elapsed "$T0")s"
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]
 }
