@@ -73,7 +73,10 @@ std::string first_line_of(const std::string& path, const std::vector<std::string
   }
   ::close(fds[1]);
   std::string out;
-  const time_t deadline = ::time(nullptr) + 10;
+  // Only a bound against a binary that never answers: `containerd --version` takes milliseconds,
+  // but on a loaded node a 50 MB Go binary took more than 10 s to start, and an unknown release
+  // makes install guess the layout from the file alone. Install is not on a container's path.
+  const time_t deadline = ::time(nullptr) + 60;
   char buf[512];
   for (;;) {
     pollfd p{fds[0], POLLIN, 0};
