@@ -57,17 +57,8 @@ if [ "$rc" = 77 ]; then
 fi
 [ "$rc" = 0 ] || vm_die "tests/nri/fetch-containerd.sh v2.2 failed (exit $rc)"
 
+vm_systemd_root cri
 t=$(date +%s.%N)
-TARBALL=$(bash "$HERE/fetch-systemd-rootfs.sh" cri) || vm_die "could not build the Debian root file system (mmdebstrap)"
-echo "run-vm-systemd-cri-test: root file system $TARBALL ($(vm_elapsed "$t")s)"
-
-WORK=$(mktemp -d /tmp/gpu-numa-vmsystemdcri.XXXXXX)
-cleanup() { if [ "${VM_KEEP:-0}" = 1 ]; then echo "run-vm-systemd-cri-test: kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
-ROOT=$WORK/root
-t=$(date +%s.%N)
-mkdir -p "$ROOT"
-tar -C "$ROOT" -xf "$TARBALL"
 
 # The programs under test, containerd, the CRI client (its proto compiled here, where grpc_tools is)
 # and the scenario.

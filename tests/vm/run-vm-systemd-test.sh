@@ -38,17 +38,8 @@ for b in "$HOOK" "$SHIM"; do
 	grep -q 'program interpreter' <<<"$(readelf -l "$b")" && vm_die "$b is dynamically linked; the guest gets it as a single file"
 done
 
+vm_systemd_root
 t=$(date +%s.%N)
-TARBALL=$(bash "$HERE/fetch-systemd-rootfs.sh") || vm_die "could not build the Debian root file system (mmdebstrap)"
-echo "run-vm-systemd-test: root file system $TARBALL ($(vm_elapsed "$t")s)"
-
-WORK=$(mktemp -d /tmp/gpu-numa-vmsystemd.XXXXXX)
-cleanup() { if [ "${VM_KEEP:-0}" = 1 ]; then echo "run-vm-systemd-test: kept $WORK"; else rm -rf "$WORK"; fi; }
-trap cleanup EXIT
-ROOT=$WORK/root
-t=$(date +%s.%N)
-mkdir -p "$ROOT"
-tar -C "$ROOT" -xf "$TARBALL"
 
 # The programs under test and the scenario.
 install -m 755 "$HOOK" "$ROOT/usr/local/bin/gpu-numa-hook"

@@ -219,6 +219,23 @@ vm_late_node() {
 # The systemd VM tests (run-vm-systemd-test.sh, run-vm-systemd-cri-test.sh): Debian 12's systemd
 # as PID 1 on a disk image, the scenario a oneshot unit writing PASS:/FAIL: lines on the serial console.
 
+# vm_systemd_root [cri]: fetch-systemd-rootfs.sh's Debian root file system (cached; `cri` adds the
+# CRI client's Python gRPC), unpacked into ROOT under a new WORK directory that is removed at exit
+# (VM_KEEP=1 keeps it). Sets WORK and ROOT.
+vm_systemd_root() {
+	local t tarball
+	t=$(date +%s.%N)
+	tarball=$(bash "$(dirname "${BASH_SOURCE[0]}")/fetch-systemd-rootfs.sh" "$@") ||
+		vm_die "could not build the Debian root file system (mmdebstrap)"
+	echo "$VM_LOG_PREFIX: root file system $tarball ($(vm_elapsed "$t")s)"
+	WORK=$(mktemp -d "/tmp/gpu-numa-$VM_LOG_PREFIX.XXXXXX")
+	trap vm_remove_work EXIT
+	ROOT=$WORK/root
+	mkdir -p "$ROOT"
+	tar -C "$ROOT" -xf "$tarball"
+}
+vm_remove_work() { if [ "${VM_KEEP:-0}" = 1 ]; then echo "$VM_LOG_PREFIX: kept $WORK"; else rm -rf "$WORK"; fi; }
+
 # vm_systemd_scenario ROOT DESCRIPTION: /opt/gnh/scenario.sh as the oneshot unit gnh-scenario.service,
 # and a fast, quiet boot: no getty on the serial line (it hangs up a script writing there), no
 # timers, not a first boot (no presets).
