@@ -62,8 +62,13 @@ class Scanner {
   bool string(bool& escaped) {
     escaped = false;
     ++i_;
+    const unsigned char* const p = reinterpret_cast<const unsigned char*>(t_.data());
     while (i_ < n_) {
-      while (i_ < n_ && !kSpecial.at[static_cast<unsigned char>(t_[i_])]) ++i_;
+      // The plain run in a local index: i_ is a member the byte loads might alias, so a loop on it
+      // stores it back every byte (twice the instructions; strings are most of a config.json).
+      size_t i = i_;
+      while (i < n_ && !kSpecial.at[p[i]]) ++i;
+      i_ = i;
       if (i_ >= n_) break;
       const unsigned char c = static_cast<unsigned char>(t_[i_]);
       if (c == '"') {

@@ -136,14 +136,15 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
   // and the chained hook, which needs everything, has run. From here the run is bounded by the
   // deadline; the sandbox comes once the verdict needs the host (below).
   Deadline deadline(std::chrono::milliseconds(config.deadline_ms));
-  arm_watchdog_for(rec);
 
   try {
     oci::State state = oci::parse_state(input);
     rec.container = state.id;
     // The pod, from annotations already parsed (the state's now, config.json's below): no extra read.
     rec.names = container_names(state.annotations, {});
-    arm_watchdog_for(rec);  // now its lines name the container
+    // Armed once, here, so its lines name the container: parsing the state before it reads nothing
+    // and is bounded by the state's size limit (arming costs five system calls and a log line).
+    arm_watchdog_for(rec);
     if (state.bundle.empty() || state.bundle.front() != '/')
       fail("bundle path '" + state.bundle.substr(0, 200) + "' is not absolute");
     ContainerProcess process(state.pid, fs.is_real_root());

@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "config/config_text_guard.h"
+#include "config/plain_toml.h"
 #include "base/error.h"
 #include "base/toml_guard.h"
 
@@ -34,6 +35,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool ok_a = parse(text, &a), ok_b = parse(*lean, &b);
     if (ok_a != ok_b) __builtin_trap();
     if (ok_a && !(a == b)) __builtin_trap();
+  }
+  // The plain reader parse_config tries first must never accept what toml++ refuses, nor read it
+  // differently (plain_toml.h). It accepts only printable ASCII, which toml++ reads safely.
+  if (auto plain = gnh::parse_plain_toml(text)) {
+    toml::table full;
+    try {
+      full = gnh::parse_toml_text(text, "fuzz.toml");
+    } catch (const toml::parse_error&) {
+      __builtin_trap();
+    }
+    if (!(*plain == full)) __builtin_trap();
   }
   try {
     gnh::Config c = gnh::parse_config(text, "fuzz.toml");

@@ -8,6 +8,8 @@ namespace gnh {
 
 namespace {
 
+constexpr size_t kBits = NodeSet::kMaxNodes;
+
 // Parses a decimal node id; rejects signs, empty text and values past the node limit.
 bool parse_id(std::string_view s, int* out, std::string* why) {
   if (s.empty()) {
@@ -71,24 +73,23 @@ std::optional<NodeSet> NodeSet::parse(std::string_view text, std::string* why) {
   return out;
 }
 
+// _Find_first/_Find_next (libstdc++) skip a word of clear bits at a time: a set is 1024 bits and
+// these run for every log line and message on a GPU start.
 std::vector<int> NodeSet::ids() const {
   std::vector<int> v;
-  for (int i = 0; i < kMaxNodes; ++i)
-    if (bits_.test(i)) v.push_back(i);
+  for (size_t i = bits_._Find_first(); i < kBits; i = bits_._Find_next(i)) v.push_back(static_cast<int>(i));
   return v;
 }
 
 std::string NodeSet::to_string() const {
   std::string s;
-  int i = 0;
-  while (i < kMaxNodes) {
-    if (!bits_.test(i)) { ++i; continue; }
-    int j = i;
-    while (j + 1 < kMaxNodes && bits_.test(j + 1)) ++j;
+  for (size_t i = bits_._Find_first(); i < kBits;) {
+    size_t j = i;
+    while (j + 1 < kBits && bits_.test(j + 1)) ++j;
     if (!s.empty()) s += ',';
     s += std::to_string(i);
     if (j > i) s += '-' + std::to_string(j);
-    i = j + 1;
+    i = bits_._Find_next(j);
   }
   return s;
 }

@@ -15,6 +15,15 @@ TEST_CASE("node lists parse with set semantics") {
   CHECK(NodeSet::parse(" 3 , 1-2 ")->to_string() == "1-3");
 }
 
+TEST_CASE("lists and ids at the edges of the node range: 0, 63/64 (a word boundary), 1023") {
+  CHECK(NodeSet::parse("0-1023")->to_string() == "0-1023");
+  CHECK(NodeSet::parse("1023")->to_string() == "1023");
+  CHECK(NodeSet::parse("0,63-64,1022")->to_string() == "0,63-64,1022");
+  CHECK(NodeSet::parse("62,64,1023")->ids() == std::vector<int>{62, 64, 1023});
+  CHECK(NodeSet::parse("0-2")->ids() == std::vector<int>{0, 1, 2});
+  CHECK(NodeSet().ids().empty());
+}
+
 TEST_CASE("empty text is the empty set and displays as a dash") {
   auto e = NodeSet::parse("\n");
   REQUIRE(e);

@@ -1,6 +1,8 @@
 #include "base/text.h"
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace gnh {
 
@@ -23,6 +25,29 @@ std::string one_line(std::string_view s) {
     }
   }
   return out;
+}
+
+// Eight bytes at a time where none is below 0x20 or above 0x7e (the usual comment), byte by byte
+// in a word that has one: this runs over most of the config on every container start.
+bool printable_ascii_or_tab(std::string_view s) {
+  constexpr uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    uint64_t below_space = (w - ones * 0x20) & ~w & highs;  // some byte < 0x20
+    uint64_t above_tilde = ((w + ones * 0x01) | w) & highs;  // some byte >= 0x7f
+    if ((below_space | above_tilde) == 0) continue;
+    for (size_t k = i; k < i + 8; ++k) {
+      unsigned char c = static_cast<unsigned char>(s[k]);
+      if (!(c == '\t' || (c >= 0x20 && c < 0x7f))) return false;
+    }
+  }
+  for (; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!(c == '\t' || (c >= 0x20 && c < 0x7f))) return false;
+  }
+  return true;
 }
 
 }  // namespace gnh

@@ -13,4 +13,7 @@ std::string_view trim(std::string_view s);
 // newlines and tabs become spaces, other control bytes "\xNN".
 std::string one_line(std::string_view s);
 
+// Every byte 0x20-0x7e or a tab: what a TOML comment may hold without a closer look.
+bool printable_ascii_or_tab(std::string_view s);
+
 }  // namespace gnh
