@@ -4,8 +4,12 @@
 # runs, from exec to exit, on the benchmark's ac922 fixture: the fast path first (most starts),
 # then check, the CUDA requirement and a patch.
 #
-#   bash bench/hot-symbols.sh BUILD_DIR           rewrites hook/cli/hot_symbols.txt from BUILD_DIR's hook
+#   bash bench/hot-symbols.sh BUILD_DIR...        rewrites hook/cli/hot_symbols.txt from these builds' hooks
 #   bash bench/hot-symbols.sh --check BUILD_DIR   the test: fails when the list or the layout went stale
+#
+# Give it both builds: build (RelWithDebInfo, what the tests and this --check see) and build-bench
+# (Release, what the benchmark times). They inline differently, so each runs functions the other
+# does not; the list is the union, each path's functions by name.
 #
 # --check fails when a C++ function the paths run is not in the list (a new function on the path:
 # rerun without --check and commit the list), or when the functions the fast path runs lie in more
@@ -18,17 +22,15 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/.." && pwd)
 CHECK=0
 if [ "${1:-}" = --check ]; then CHECK=1; shift; fi
-BUILD=${1:?usage: hot-symbols.sh [--check] BUILD_DIR}
-HOOK=$BUILD/gpu-numa-hook
+[ $# -ge 1 ] || { echo "usage: hot-symbols.sh [--check] BUILD_DIR..." >&2; exit 2; }
+[ $CHECK = 0 ] || [ $# = 1 ] || { echo "hot-symbols.sh: --check takes one build" >&2; exit 2; }
 LIST=$REPO/hook/cli/hot_symbols.txt
 MAX_WINDOWS=${MAX_WINDOWS:-16}
 command -v valgrind >/dev/null || { echo "hot-symbols.sh: valgrind is missing (apt-get install valgrind)" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/gnh-hot-symbols.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-"$BUILD/bench/make_fixture" ac922 ok "$WORK/ok" "$REPO/config/config.toml" >/dev/null
-"$BUILD/bench/make_fixture" ac922 stale "$WORK/stale" "$REPO/config/config.toml" >/dev/null
 
-# run NAME FIXTURE STATE EXPECT: the functions one path runs, in first-run order, in $WORK/NAME.fn;
+# run NAME FIXTURE STATE EXPECT: the functions one path of $HOOK runs in $WORK/$TAG.NAME.fn;
 # EXPECT must be in the log line it wrote.
 run() {
     local name=$1 fx=$WORK/$2 state=$3 expect=$4 line
@@ -42,12 +44,8 @@ run() {
     esac
     # Sorted by name: callgrind's order changes from build to build, and the list should change
     # only where the code did. Within a path the order matters little: its functions lie together.
-    sed -n 's/^fn=\(([0-9]*) \)\{0,1\}//p' "$WORK/$name.cg" | grep -v '^0x' | LC_ALL=C sort -u >"$WORK/$name.fn"
+    sed -n 's/^fn=\(([0-9]*) \)\{0,1\}//p' "$WORK/$name.cg" | grep -v '^0x' | LC_ALL=C sort -u >"$WORK/$TAG.$name.fn"
 }
-run fast ok nogpu 'msg="no GPU requested (fast path)"'
-run check ok gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
-run cuda ok gpu-cuda 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
-run patch stale gpu 'action=patch'
 
 # What callgrind cannot see: glibc picks its string functions' variants for the CPU it runs on
 # (valgrind's emulated CPU has no AVX-512, so it ran the AVX2 ones: every variant of each function
@@ -68,23 +66,43 @@ glibc_extras() {
         __pthread_mutex_lock pthread_mutex_lock ___pthread_mutex_unlock __pthread_mutex_unlock
 }
 
+# paths_of BUILD TAG: the four paths of BUILD's hook, in $WORK/TAG.*.fn and $WORK/TAG.extras.
+paths_of() {
+    BUILD=$1 TAG=$2 HOOK=$1/gpu-numa-hook
+    rm -rf "$WORK/ok" "$WORK/stale"
+    "$BUILD/bench/make_fixture" ac922 ok "$WORK/ok" "$REPO/config/config.toml" >/dev/null
+    "$BUILD/bench/make_fixture" ac922 stale "$WORK/stale" "$REPO/config/config.toml" >/dev/null
+    run fast ok nogpu 'msg="no GPU requested (fast path)"'
+    run check ok gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
+    run cuda ok gpu-cuda 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
+    run patch stale gpu 'action=patch'
+    glibc_extras "$WORK/$TAG".{fast,check,cuda,patch}.fn >"$WORK/$TAG.extras"
+}
+
 if [ $CHECK = 0 ]; then
+    n=0
+    for b in "$@"; do
+        n=$((n + 1))
+        paths_of "$b" "$n"
+    done
     {
         echo "# The functions gpu-numa-hook runs on a container start, fast path first: lld lays them out"
-        echo "# in this order at the start of .text (cmake/hot-text.cmake). Made by bench/hot-symbols.sh;"
-        echo "# regenerate it when that script's --check (a ctest) says so."
-        { cat "$WORK"/{fast,check,cuda,patch}.fn; glibc_extras "$WORK"/{fast,check,cuda,patch}.fn; } | awk '!seen[$0]++'
-    } >"$LIST"
+        echo "# in this order at the start of .text (cmake/hot-text.cmake). Made by bench/hot-symbols.sh"
+        echo "# from build and build-bench; regenerate it when that script's --check (a ctest) says so."
+        for path in fast check cuda patch; do cat "$WORK"/*."$path".fn | LC_ALL=C sort -u; done
+        cat "$WORK"/*.extras
+    } | awk '/^#/ || !seen[$0]++' >"$LIST"
     echo "hot-symbols.sh: $(grep -vc '^#' "$LIST") functions written to $LIST"
     exit 0
 fi
 
+paths_of "$1" 1
 fail=0
-missing=$(cat "$WORK"/{fast,check,cuda,patch}.fn | grep '^_Z' | awk '!seen[$0]++' |
+missing=$(cat "$WORK"/1.{fast,check,cuda,patch}.fn | grep '^_Z' | awk '!seen[$0]++' |
     grep -vxF -f <(grep -v '^#' "$LIST") || true)
 if [ -n "$missing" ]; then
     echo "FAIL: $(wc -l <<<"$missing") C++ functions the hook runs are not in hook/cli/hot_symbols.txt, so lld leaves them" \
-        "scattered; run: bash bench/hot-symbols.sh $BUILD && git add hook/cli/hot_symbols.txt. The first few:"
+        "scattered; run: bash bench/hot-symbols.sh build build-bench && git add hook/cli/hot_symbols.txt. The first few:"
     sed -n 1,5p <<<"$missing" | sed 's/^/    /'
     fail=1
 else
@@ -92,9 +110,9 @@ else
 fi
 # The fast path's functions, by address: how many 64 KiB windows the kernel maps for them.
 windows=$(nm --defined-only "$HOOK" | awk 'NR == FNR { want[$0] = 1; next }
-    ($2 ~ /^[TtWw]$/) && ($3 in want) { print $1 }' "$WORK/fast.fn" - |
+    ($2 ~ /^[TtWw]$/) && ($3 in want) { print $1 }' "$WORK/1.fast.fn" - |
     while read -r a; do echo $((16#$a / 65536)); done | sort -u | wc -l)
-total=$(wc -l <"$WORK/fast.fn")
+total=$(wc -l <"$WORK/1.fast.fn")
 if [ "$windows" -le "$MAX_WINDOWS" ]; then
     echo "ok: the fast path's $total functions lie in $windows windows of 64 KiB (at most $MAX_WINDOWS)"
 else

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace oci {
@@ -29,6 +30,29 @@ struct SpecialBytes {
   }
 };
 constexpr SpecialBytes kSpecial;
+
+// How many of the 16 bytes at p need no look of their own (16: none does). One vector compare
+// for a block: most strings of a config.json end within their first. GCC's vector extension, so
+// SSE2, NEON and VSX alike; the first special byte is found from the lowest set byte, which
+// needs a little-endian machine (the others take the byte loop alone).
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kBlockScan = true;
+size_t plain_run16(const unsigned char* p) {
+  typedef unsigned char Bytes16 __attribute__((vector_size(16)));
+  Bytes16 v;
+  std::memcpy(&v, p, 16);
+  const auto special = (v == '"') | (v == '\\') | (v < 0x20) | (v >= 0x80);
+  uint64_t lo, hi;
+  std::memcpy(&lo, &special, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&special) + 8, 8);
+  if (lo) return static_cast<size_t>(__builtin_ctzll(lo)) / 8;
+  if (hi) return 8 + static_cast<size_t>(__builtin_ctzll(hi)) / 8;
+  return 16;
+}
+#else
+constexpr bool kBlockScan = false;
+size_t plain_run16(const unsigned char*) { return 0; }
+#endif
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -67,6 +91,11 @@ class Scanner {
       // The plain run in a local index: i_ is a member the byte loads might alias, so a loop on it
       // stores it back every byte (twice the instructions; strings are most of a config.json).
       size_t i = i_;
+      while (kBlockScan && i + 16 <= n_) {
+        const size_t run = plain_run16(p + i);
+        i += run;
+        if (run < 16) break;
+      }
       while (i < n_ && !kSpecial.at[p[i]]) ++i;
       i_ = i;
       if (i_ >= n_) break;
@@ -83,6 +112,20 @@ class Scanner {
       if (c < 0x20) return false;
       if (!utf8_sequence()) return false;
     }
+    return false;
+  }
+
+  // At a value that is not an object or array: a string, true, false, null or a number.
+  bool scalar() {
+    const char c = peek();
+    if (c == '"') {
+      bool escaped;
+      return string(escaped);
+    }
+    if (c == 't') return literal("true");
+    if (c == 'f') return literal("false");
+    if (c == 'n') return literal("null");
+    if (c == '-' || is_digit(c)) return number();
     return false;
   }
 
@@ -195,6 +238,52 @@ struct Frame {
   uint64_t record = 0;  // wanted paths whose value this container is
 };
 
+char closer(char opener) { return opener == '{' ? '}' : ']'; }
+
+// At the '{' or '[' of a value nothing is wanted inside: past its closing bracket, its grammar
+// checked as the main loop would, without the loop's bookkeeping per token (most of a
+// config.json is such values: the seccomp profile, the mounts). false: not JSON.
+bool skip_container(Scanner& s) {
+  std::string open(1, s.peek());  // the openers still open, innermost last
+  s.advance();
+  bool may_close = true;  // just past an opener: an empty container's close may come at once
+  while (true) {
+    s.skip_ws();
+    char c = s.peek();
+    if (!(may_close && c == closer(open.back()))) {
+      if (open.back() == '{') {
+        bool escaped;
+        if (c != '"' || !s.string(escaped)) return false;
+        s.skip_ws();
+        if (s.peek() != ':') return false;
+        s.advance();
+        s.skip_ws();
+        c = s.peek();
+      }
+      if (c == '{' || c == '[') {
+        open.push_back(c);
+        s.advance();
+        may_close = true;
+        continue;
+      }
+      if (!s.scalar()) return false;
+      s.skip_ws();
+      c = s.peek();
+    }
+    // After a value, or at an empty container's close: closes, then a comma before the next.
+    while (c == closer(open.back())) {
+      s.advance();
+      open.pop_back();
+      if (open.empty()) return true;
+      s.skip_ws();
+      c = s.peek();
+    }
+    if (c != ',') return false;
+    s.advance();
+    may_close = false;
+  }
+}
+
 }  // namespace
 
 std::optional<LocatedMembers> locate_members(std::string_view text, const std::vector<MemberPath>& wanted) {
@@ -250,6 +339,13 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
         const bool tracked = pending_tracked;
         pending_record = 0;
         pending_tracked = false;
+        if ((c == '{' || c == '[') && !root && !(c == '{' && tracked)) {
+          // Nothing wanted inside (at most the whole value): checked and passed over in one go.
+          if (!skip_container(s)) return std::nullopt;
+          record(rec, start, s.pos());
+          want = Want::comma_or_close;
+          continue;
+        }
         if (c == '{' || c == '[') {
           stack.push_back({c == '{', c == '{' && (tracked || root), start, rec});
           if (c == '{' && tracked) prefix.push_back(pending_key);
@@ -258,20 +354,7 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
           want = c == '{' ? Want::key_or_close : Want::value_or_close;
           continue;
         }
-        bool ok = false;
-        if (c == '"') {
-          bool escaped;
-          ok = s.string(escaped);
-        } else if (c == 't') {
-          ok = s.literal("true");
-        } else if (c == 'f') {
-          ok = s.literal("false");
-        } else if (c == 'n') {
-          ok = s.literal("null");
-        } else if (c == '-' || is_digit(c)) {
-          ok = s.number();
-        }
-        if (!ok) return std::nullopt;
+        if (!s.scalar()) return std::nullopt;
         record(rec, start, s.pos());
         want = Want::comma_or_close;
         continue;
