@@ -415,6 +415,37 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
   }
 }
 
+std::optional<std::vector<std::string_view>> string_elements(std::string_view text) {
+  Scanner s(text);
+  s.skip_ws();
+  if (s.peek() != '[') return std::nullopt;
+  s.advance();
+  std::vector<std::string_view> out;
+  s.skip_ws();
+  if (s.peek() == ']') {
+    s.advance();
+  } else {
+    while (true) {
+      s.skip_ws();
+      if (s.peek() != '"') return std::nullopt;
+      const size_t start = s.pos();
+      bool escaped;
+      if (!s.string(escaped)) return std::nullopt;
+      out.push_back(text.substr(start, s.pos() - start));
+      s.skip_ws();
+      if (s.peek() == ']') {
+        s.advance();
+        break;
+      }
+      if (s.peek() != ',') return std::nullopt;
+      s.advance();
+    }
+  }
+  s.skip_ws();
+  if (!s.at_end()) return std::nullopt;
+  return out;
+}
+
 std::optional<std::vector<std::string_view>> object_elements(std::string_view text) {
   Scanner s(text);
   s.skip_ws();

@@ -37,4 +37,8 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
 // with nlohmann, as when locate_members declines).
 std::optional<std::vector<std::string_view>> object_elements(std::string_view text);
 
+// The elements of a JSON array of strings, each as its text with its quotes ("\"A=1\""), checked
+// as locate_members checks strings. nullopt: not an array, or an element is not a string.
+std::optional<std::vector<std::string_view>> string_elements(std::string_view text);
+
 }  // namespace oci

@@ -20,7 +20,10 @@ const std::vector<MemberPath>& spec_members() {
   return paths;
 }
 
-constexpr size_t kMountsMember = 2;  // {"mounts"} in spec_members()
+// Indexes in spec_members() of the arrays read from the text, without nlohmann.
+constexpr size_t kEnvMember = 1;      // {"process", "env"}
+constexpr size_t kMountsMember = 2;   // {"mounts"}
+constexpr size_t kDevicesMember = 6;  // {"linux", "devices"}
 
 // A located string member as nlohmann would give it, where that needs no decoding: "" for an
 // absent or null member (opt_string's value_or("")), the text between the quotes for a string
@@ -50,6 +53,58 @@ std::optional<std::vector<Mount>> plain_mounts(std::string_view array_text) {
     mounts.push_back({std::move(*destination), std::move(*source)});
   }
   return mounts;
+}
+
+// A located integer member as nlohmann would give it, where that is certain: `absent` for an
+// absent or null member (value_or), the value of a decimal integer of at most 18 digits. nullopt:
+// anything else (a fraction, an exponent, a string), left to nlohmann's word or error.
+std::optional<long long> plain_integer(const std::optional<std::string_view>& v, long long absent) {
+  if (!v || *v == "null") return absent;
+  std::string_view t = *v;
+  const bool negative = !t.empty() && t.front() == '-';
+  if (negative) t.remove_prefix(1);
+  if (t.empty() || t.size() > 18) return std::nullopt;
+  long long n = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return negative ? -n : n;
+}
+
+// linux.devices[*] read from the text, as plain_mounts: 8 GPUs' device nodes built as nlohmann
+// values were most of a GPU start's config.json reading. nullopt: nlohmann's word is needed.
+std::optional<std::vector<LinuxDevice>> plain_devices(std::string_view array_text) {
+  static const std::vector<MemberPath> members = {{"path"}, {"type"}, {"major"}, {"minor"}};
+  std::optional<std::vector<std::string_view>> elements = object_elements(array_text);
+  if (!elements) return std::nullopt;
+  std::vector<LinuxDevice> devices;
+  devices.reserve(elements->size());
+  for (std::string_view e : *elements) {
+    std::optional<LocatedMembers> m = locate_members(e, members);
+    if (!m) return std::nullopt;
+    std::optional<std::string> path = plain_string(m->values[0]);
+    std::optional<std::string> type = plain_string(m->values[1]);
+    std::optional<long long> major = plain_integer(m->values[2], -1);
+    std::optional<long long> minor = plain_integer(m->values[3], -1);
+    if (!path || !type || !major || !minor) return std::nullopt;
+    devices.push_back({std::move(*path), std::move(*type), *major, *minor});
+  }
+  return devices;
+}
+
+// process.env read from the text: every element a string without escapes, else nullopt.
+std::optional<std::vector<std::string>> plain_env(std::string_view array_text) {
+  std::optional<std::vector<std::string_view>> elements = string_elements(array_text);
+  if (!elements) return std::nullopt;
+  std::vector<std::string> env;
+  env.reserve(elements->size());
+  for (std::string_view e : *elements) {
+    std::optional<std::string> s = plain_string(e);
+    if (!s) return std::nullopt;
+    env.push_back(std::move(*s));
+  }
+  return env;
 }
 
 bool is_parent(const std::vector<MemberPath>& paths, size_t k) {
@@ -129,13 +184,26 @@ Spec parse_spec_whole(std::string_view text) {
 Spec parse_spec(std::string_view text) {
   std::optional<LocatedMembers> found = locate_members(text, spec_members());
   if (!found) return parse_spec_whole(text);  // invalid, or a form left to nlohmann: its verdict
+  // Arrays read from the text already are not built into the document.
   std::optional<std::vector<Mount>> mounts;
   if (auto& m = found->values[kMountsMember]) {
     mounts = plain_mounts(*m);
-    if (mounts) m.reset();  // read already: not built into the document
+    if (mounts) m.reset();
+  }
+  std::optional<std::vector<LinuxDevice>> devices;
+  if (auto& d = found->values[kDevicesMember]) {
+    devices = plain_devices(*d);
+    if (devices) d.reset();
+  }
+  std::optional<std::vector<std::string>> env;
+  if (auto& e = found->values[kEnvMember]) {
+    env = plain_env(*e);
+    if (env) e.reset();
   }
   Spec s = spec_from(document_of(*found));
   if (mounts) s.mounts = std::move(*mounts);
+  if (devices) s.devices = std::move(*devices);
+  if (env) s.env = std::move(*env);
   return s;
 }
 

@@ -71,3 +71,47 @@ TEST_CASE("mounts: the text's way and nlohmann's agree, escapes, nulls and error
   same_as_whole(R"([{"destination":5}])");
   same_as_whole(R"([{"destination":["/x"]}])");
 }
+
+TEST_CASE("devices and env: the text's way and nlohmann's agree, integers, nulls and errors included") {
+  auto same_as_whole = [](const std::string& env, const std::string& devices) {
+    const std::string doc = R"({"process":{"env":)" + env + R"(},"linux":{"devices":)" + devices + "}}";
+    std::string fast_err, whole_err;
+    Spec fast, whole;
+    try { fast = parse_spec(doc); } catch (const ParseError& e) { fast_err = e.what(); }
+    try { whole = parse_spec_whole(doc); } catch (const ParseError& e) { whole_err = e.what(); }
+    CHECK(fast_err == whole_err);
+    CHECK(fast.env == whole.env);
+    REQUIRE(fast.devices.size() == whole.devices.size());
+    for (size_t i = 0; i < fast.devices.size(); ++i) {
+      CHECK(fast.devices[i].path == whole.devices[i].path);
+      CHECK(fast.devices[i].type == whole.devices[i].type);
+      CHECK(fast.devices[i].major == whole.devices[i].major);
+      CHECK(fast.devices[i].minor == whole.devices[i].minor);
+    }
+    return fast_err.empty() ? fast : Spec{};
+  };
+  Spec s = same_as_whole(R"(["PATH=/bin", "NVIDIA_VISIBLE_DEVICES=all"])",
+                         R"([{"path":"/dev/nvidia0","type":"c","major":195,"minor":0,"fileMode":8630},
+                             {"path":"/dev/nvidiactl","type":"c","major":195,"minor":255}])");
+  REQUIRE(s.devices.size() == 2);
+  CHECK(s.devices[1].minor == 255);
+  CHECK(s.env.at(1) == "NVIDIA_VISIBLE_DEVICES=all");
+  s = same_as_whole(R"([])", R"([{"path":"/dev/x","major":null}, {"path":"/dev/y","major":-7,"minor":-0}, {}])");
+  REQUIRE(s.devices.size() == 3);
+  CHECK(s.devices[0].major == -1);  // null reads as absent
+  CHECK(s.devices[1].major == -7);
+  CHECK(s.devices[2].path.empty());
+  // forms left to nlohmann: its values or its errors
+  same_as_whole(R"(["A=\u0031"])", "[]");
+  same_as_whole(R"(["A=1", 2])", "[]");
+  same_as_whole(R"("A=1")", "[]");
+  same_as_whole("null", "null");
+  same_as_whole("[]", R"([{"path":"/dev/x","major":1.0}])");
+  same_as_whole("[]", R"([{"path":"/dev/x","major":1e2}])");
+  same_as_whole("[]", R"([{"path":"/dev/x","major":"195"}])");
+  same_as_whole("[]", R"([{"path":"/dev/x","minor":1234567890123456789}])");
+  same_as_whole("[]", R"([{"path":"/dev/x","minor":-9223372036854775808}])");
+  same_as_whole("[]", R"([{"path":5}])");
+  same_as_whole("[]", R"(["/dev/x"])");
+  same_as_whole("[]", R"({"path":"/dev/x"})");
+}

@@ -16,6 +16,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
   auto proc = gnh::parse_proc_cgroup(cgroup, &why);
   auto mounts = gnh::parse_mountinfo(mountinfo, &why);
+  // The hook's cgroup-only reading: refused exactly when the whole file is, and its lines are the
+  // whole file's cgroup and cgroup2 lines.
+  auto cgroup_mounts = gnh::parse_mountinfo(mountinfo, &why, gnh::MountFilter::cgroup);
+  if (mounts.has_value() != cgroup_mounts.has_value()) __builtin_trap();
+  if (mounts) {
+    size_t k = 0;
+    for (const auto& m : *mounts) {
+      if (m.fstype != "cgroup" && m.fstype != "cgroup2") continue;
+      if (k >= cgroup_mounts->size() || (*cgroup_mounts)[k].mount_point != m.mount_point ||
+          (*cgroup_mounts)[k].root != m.root || (*cgroup_mounts)[k].super_options != m.super_options)
+        __builtin_trap();
+      ++k;
+    }
+    if (k != cgroup_mounts->size()) __builtin_trap();
+  }
   if (!proc || !mounts) return 0;
   auto loc = gnh::locate_cpuset(*proc, *mounts, &why);
   if (!loc) return 0;

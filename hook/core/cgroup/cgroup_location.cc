@@ -76,16 +76,47 @@ std::optional<std::vector<ProcCgroupLine>> parse_proc_cgroup(std::string_view te
   return out;
 }
 
-std::optional<std::vector<MountInfoLine>> parse_mountinfo(std::string_view text, std::string* why) {
+namespace {
+
+// A mountinfo line's fields counted without building them: how many, where the "-" separator is
+// (its index, npos when there is none) and the filesystem type after it.
+struct MountLineShape {
+  size_t fields = 0;
+  size_t separator = std::string_view::npos;
+  std::string_view fstype;
+};
+
+MountLineShape shape_of(std::string_view line) {
+  MountLineShape s;
+  for (size_t start = 0;;) {
+    const size_t end = line.find(' ', start);
+    const std::string_view field = line.substr(start, end - start);
+    if (s.separator == std::string_view::npos && field == "-") s.separator = s.fields;
+    else if (s.separator != std::string_view::npos && s.fields == s.separator + 1) s.fstype = field;
+    ++s.fields;
+    if (end == std::string_view::npos) return s;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<MountInfoLine>> parse_mountinfo(std::string_view text, std::string* why, MountFilter filter) {
   std::vector<MountInfoLine> out;
-  for (std::string_view line : split(text, '\n')) {
+  for (size_t start = 0; start < text.size();) {
+    const size_t nl = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, nl - start);
+    start = nl + 1;
     if (line.empty()) continue;
-    auto f = split(line, ' ');
-    auto sep = std::find(f.begin(), f.end(), std::string_view("-"));
-    if (f.size() < 10 || sep == f.end() || sep - f.begin() < 6 || f.end() - sep < 4) {
+    const MountLineShape shape = shape_of(line);
+    if (shape.fields < 10 || shape.separator == std::string_view::npos || shape.separator < 6 ||
+        shape.fields - shape.separator < 4) {
       if (why) *why = "line '" + std::string(line.substr(0, 80)) + "' is not a mountinfo line";
       return std::nullopt;
     }
+    if (filter == MountFilter::cgroup && shape.fstype != "cgroup" && shape.fstype != "cgroup2") continue;
+    const auto f = split(line, ' ');
+    const auto sep = f.begin() + static_cast<long>(shape.separator);
     MountInfoLine m;
     m.device = std::string(f[2]);
     m.root = unescape_octal(f[3]);

@@ -31,7 +31,12 @@ struct MountInfoLine {
 // Both return nullopt (with *why) on malformed lines: the kernel writes these files, so
 // anything odd means we are not reading what we think.
 std::optional<std::vector<ProcCgroupLine>> parse_proc_cgroup(std::string_view text, std::string* why = nullptr);
-std::optional<std::vector<MountInfoLine>> parse_mountinfo(std::string_view text, std::string* why = nullptr);
+// Which mountinfo lines are built: all of them, or only cgroup and cgroup2 mounts (all that
+// locate_cpuset reads; a node's mountinfo holds hundreds of others, and building each was most of
+// a GPU start's cgroup lookup). Every line is checked for its shape either way.
+enum class MountFilter { all, cgroup };
+std::optional<std::vector<MountInfoLine>> parse_mountinfo(std::string_view text, std::string* why = nullptr,
+                                                         MountFilter filter = MountFilter::all);
 
 struct CpusetLocation {
   CgroupVersion version = CgroupVersion::v1;

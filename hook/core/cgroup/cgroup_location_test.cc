@@ -66,3 +66,28 @@ TEST_CASE("mountinfo octal escapes are decoded") {
   CHECK((*m)[0].mount_point == "/mnt/with space");
   CHECK((*m)[0].super_options == std::vector<std::string>{"rw", "cpuset"});
 }
+
+TEST_CASE("mountinfo: the cgroup filter keeps exactly the cgroup and cgroup2 lines, and checks every line") {
+  auto all = parse_mountinfo(kHybridMountinfo);
+  auto cg = parse_mountinfo(kHybridMountinfo, nullptr, MountFilter::cgroup);
+  REQUIRE(all);
+  REQUIRE(cg);
+  CHECK(all->size() == 4);
+  REQUIRE(cg->size() == 3);
+  CHECK(cg->at(0).mount_point == "/sys/fs/cgroup/unified");
+  CHECK(cg->at(0).fstype == "cgroup2");
+  CHECK(cg->at(1).mount_point == "/sys/fs/cgroup/cpuset");
+  CHECK(cg->at(1).super_options == std::vector<std::string>{"rw", "cpuset"});
+  CHECK(cg->at(2).mount_point == "/sys/fs/cgroup/cpu,cpuacct");
+  // the same location either way
+  auto proc = parse_proc_cgroup("5:cpuset:/docker/abc\n0::/docker/abc\n");
+  CHECK(locate_cpuset(*proc, *cg)->display() == locate_cpuset(*proc, *all)->display());
+  // a malformed line that is not a cgroup mount still fails the file, filter or not
+  std::string why;
+  const std::string bad = std::string(kHybridMountinfo) + "77 25 0:40 / /mnt rw - tmpfs\n";
+  CHECK_FALSE(parse_mountinfo(bad, &why, MountFilter::cgroup));
+  CHECK(why.find("is not a mountinfo line") != std::string::npos);
+  CHECK_FALSE(parse_mountinfo(bad, &why));
+  // a field named "cgroup" before the separator is not the type
+  CHECK(parse_mountinfo("40 1 0:29 / /cgroup rw shared:1 - tmpfs cgroup rw\n", nullptr, MountFilter::cgroup)->empty());
+}

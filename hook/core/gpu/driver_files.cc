@@ -102,9 +102,16 @@ std::optional<std::string> canonical_pci_address(std::string_view text) {
       !parse_number(slot_s, &slot, 16) || !parse_number(fn_s, &fn, 16))
     return std::nullopt;
   if (dom > 0xffff || slot > 0x1f || fn > 7) return std::nullopt;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lx:%02lx:%02lx.%lx", dom, bus, slot, fn);
-  return std::string(buf);
+  // "%04lx:%02lx:%02lx.%lx" by hand: snprintf was a third of reading eight GPUs' identities.
+  std::string out = "0000:00:00.0";
+  auto hex = [&](size_t at, unsigned long v, int digits) {
+    for (int k = digits - 1; k >= 0; --k, v >>= 4) out[at + static_cast<size_t>(k)] = "0123456789abcdef"[v & 0xf];
+  };
+  hex(0, dom, 4);
+  hex(5, bus, 2);
+  hex(8, slot, 2);
+  hex(11, fn, 1);
+  return out;
 }
 
 }  // namespace gnh

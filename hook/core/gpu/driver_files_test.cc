@@ -58,6 +58,8 @@ TEST_CASE("PCI addresses are canonicalised from every form tools write") {
   CHECK(*canonical_pci_address("0004:05:00.0") == "0004:05:00.0");
   CHECK(*canonical_pci_address("05:00.0") == "0000:05:00.0");
   CHECK(*canonical_pci_address("0000:AB:1F.7") == "0000:ab:1f.7");
+  CHECK(*canonical_pci_address("ffff:ff:1f.7") == "ffff:ff:1f.7");
+  CHECK(*canonical_pci_address("a:0:1.2") == "000a:00:01.2");
   CHECK_FALSE(canonical_pci_address("GPU-123"));
   CHECK_FALSE(canonical_pci_address("0:1"));
   CHECK_FALSE(canonical_pci_address("0000:00:20.0"));

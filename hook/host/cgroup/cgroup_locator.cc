@@ -4,17 +4,17 @@
 
 namespace gnh {
 
-std::vector<MountInfoLine> read_host_mounts(const HostFs& fs, const std::string& mountinfo) {
+std::vector<MountInfoLine> read_cgroup_mounts(const HostFs& fs, const std::string& mountinfo) {
   std::string why;
-  auto mounts = parse_mountinfo(fs.read_required(mountinfo, 4 * 1024 * 1024), &why);
+  auto mounts = parse_mountinfo(fs.read_required(mountinfo, 4 * 1024 * 1024), &why, MountFilter::cgroup);
   if (!mounts) fail("cannot parse " + fs.resolve(mountinfo) + ": " + why);
   return *mounts;
 }
 
-std::vector<MountInfoLine> read_host_mounts(const HostFs& fs) { return read_host_mounts(fs, "/proc/self/mountinfo"); }
+std::vector<MountInfoLine> read_cgroup_mounts(const HostFs& fs) { return read_cgroup_mounts(fs, "/proc/self/mountinfo"); }
 
 CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path, const std::string& mountinfo) {
-  auto mounts = read_host_mounts(fs, mountinfo);
+  auto mounts = read_cgroup_mounts(fs, mountinfo);
   bool v1 = false;
   for (const auto& m : mounts)
     for (const auto& o : m.super_options)
@@ -34,7 +34,7 @@ CpusetLocation locate_process_cpuset(const HostFs& fs, int pid) {
   std::string why;
   auto lines = parse_proc_cgroup(*text, &why);
   if (!lines) fail("cannot parse " + fs.resolve(file) + ": " + why);
-  auto loc = locate_cpuset(*lines, read_host_mounts(fs), &why);
+  auto loc = locate_cpuset(*lines, read_cgroup_mounts(fs), &why);
   if (!loc) fail("cannot find the cpuset of process " + std::to_string(pid) + ": " + why);
   return *loc;
 }

@@ -10,7 +10,8 @@
 
 namespace gnh {
 
-std::vector<MountInfoLine> read_host_mounts(const HostFs& fs);
+// The cgroup and cgroup2 mounts of /proc/self/mountinfo (every line checked for its shape).
+std::vector<MountInfoLine> read_cgroup_mounts(const HostFs& fs);
 
 // The cgroup `path` ("/" for the root) in the hierarchy that holds cpuset: the v1 cgroup mount with
 // the cpuset option (hybrid hosts keep cpuset there), else the cgroup2 mount. `mountinfo`: the
