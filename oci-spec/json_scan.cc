@@ -15,7 +15,10 @@ namespace {
 // finite as doubles (it refuses 1e999 with "number overflow"). Where this scanner is stricter
 // than nlohmann it only costs the caller the slow path; it must never be laxer.
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+// One compare for the usual byte (a compact config.json has no blanks between tokens).
+bool is_ws(char c) {
+  return static_cast<unsigned char>(c) <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The bytes that need a look of their own inside a string: '"', '\\', control characters and
