@@ -1,5 +1,7 @@
 #include "host/sandbox/sandbox_rules.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -107,7 +110,7 @@ std::string build_sandbox_filter(uint32_t tgkill_pid, bool leak_sanitizer, scmp_
   return "";
 }
 
-std::string export_sandbox_filter(uint32_t tgkill_pid, bool leak_sanitizer, std::vector<unsigned char>* bytes) {
+std::string export_libseccomp_filter(uint32_t tgkill_pid, bool leak_sanitizer, std::vector<unsigned char>* bytes) {
   scmp_filter_ctx ctx = nullptr;
   std::string err = build_sandbox_filter(tgkill_pid, leak_sanitizer, &ctx);
   if (!err.empty()) return err;
@@ -128,6 +131,17 @@ std::string export_sandbox_filter(uint32_t tgkill_pid, bool leak_sanitizer, std:
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes->insert(bytes->end(), buf, buf + n);
   std::fclose(f);
+  return "";
+}
+
+std::string export_sandbox_filter(uint32_t tgkill_pid, bool leak_sanitizer, std::vector<unsigned char>* bytes) {
+  std::vector<unsigned char> program;
+  std::string err = export_libseccomp_filter(tgkill_pid, leak_sanitizer, &program);
+  if (!err.empty()) return err;
+  const sock_filter load_ip = BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer));
+  const auto* first = reinterpret_cast<const unsigned char*>(&load_ip);
+  bytes->assign(first, first + sizeof load_ip);
+  bytes->insert(bytes->end(), program.begin(), program.end());
   return "";
 }
 

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -14,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -272,7 +276,8 @@ TEST_CASE("inside the sandbox: apply_patch writes a real cgroup v1 cpuset chain"
 }
 
 // The filter is compiled to BPF at build time (sandbox_filter_gen); these prove the program the
-// hook installs is exactly what libseccomp builds from the same rule list now, at test time.
+// hook installs is exactly what libseccomp builds from the same rule list now, at test time,
+// behind the one-instruction prologue that spares the kernel's attach-time emulation.
 namespace {
 bool asan_build() {
 #ifdef GNH_TEST_ASAN_BUILD
@@ -288,6 +293,25 @@ TEST_CASE("the build-time seccomp program equals libseccomp's, byte for byte") {
   REQUIRE(export_sandbox_filter(static_cast<uint32_t>(::getpid()), asan_build(), &expected) == "");
   REQUIRE(!expected.empty());
   CHECK(sandbox_filter_program() == expected);
+}
+
+TEST_CASE("the installed program is libseccomp's behind one load of the instruction pointer") {
+  std::vector<unsigned char> libseccomp, installed;
+  REQUIRE(export_libseccomp_filter(static_cast<uint32_t>(::getpid()), asan_build(), &libseccomp) == "");
+  REQUIRE(export_sandbox_filter(static_cast<uint32_t>(::getpid()), asan_build(), &installed) == "");
+  REQUIRE(installed.size() == libseccomp.size() + sizeof(sock_filter));
+  sock_filter first;
+  std::memcpy(&first, installed.data(), sizeof first);
+  // A load the kernel's cache builder cannot evaluate (kernel/seccomp.c, seccomp_is_const_allow
+  // takes only nr and arch), so it gives up at instruction 0 for every system call number.
+  CHECK(first.code == (BPF_LD | BPF_W | BPF_ABS));
+  CHECK(first.k == offsetof(struct seccomp_data, instruction_pointer));
+  CHECK(std::equal(libseccomp.begin(), libseccomp.end(), installed.begin() + sizeof first));
+  // libseccomp's program starts by loading the architecture, so the prologue's value is never used.
+  sock_filter second;
+  std::memcpy(&second, libseccomp.data(), sizeof second);
+  CHECK(second.code == (BPF_LD | BPF_W | BPF_ABS));
+  CHECK(second.k == offsetof(struct seccomp_data, arch));
 }
 
 TEST_CASE("the filter the kernel holds after enter_hook_sandbox() is libseccomp's, byte for byte") {
