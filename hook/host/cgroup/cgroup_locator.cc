@@ -29,7 +29,8 @@ CpusetLocation locate_cpuset_hierarchy(const HostFs& fs, const std::string& path
 
 CpusetLocation locate_process_cpuset(const HostFs& fs, int pid) {
   std::string file = "/proc/" + std::to_string(pid) + "/cgroup";
-  auto text = fs.read(file);
+  // One record (single_open in the kernel): ReadEnd::at_short_read saves the read that returns 0.
+  auto text = fs.read(file, 64 * 1024, ReadEnd::at_short_read);
   if (!text) fail("container process " + std::to_string(pid) + " does not exist (" + fs.resolve(file) + " is missing)");
   std::string why;
   auto lines = parse_proc_cgroup(*text, &why);

@@ -31,7 +31,8 @@ std::string CpusetTree::display(std::string_view path) const {
 bool CpusetTree::exists(std::string_view path) const { return fs_.dir_exists_beneath(mount_point_, path); }
 
 std::optional<NodeSet> CpusetTree::read_set(std::string_view path, const char* file) const {
-  auto text = fs_.read_beneath(mount_point_, file_in(path, file));
+  // A cgroup control file holds one record: ReadEnd::at_short_read saves the read that returns 0.
+  auto text = fs_.read_beneath(mount_point_, file_in(path, file), 64 * 1024, ReadEnd::at_short_read);
   if (!text) return std::nullopt;
   std::string why;
   auto set = NodeSet::parse(*text, &why);
@@ -42,9 +43,18 @@ std::optional<NodeSet> CpusetTree::read_set(std::string_view path, const char* f
 std::optional<NodeSet> CpusetTree::read_configured(std::string_view path) const { return read_set(path, mems_file()); }
 
 CpusetMems CpusetTree::read(std::string_view path) const {
-  if (!exists(path)) fail("cgroup " + display(path) + " does not exist (did the container exit?)", ENOENT);
   CpusetMems m;
-  auto configured = read_set(path, mems_file());
+  // The directory is checked only when its file could not be read: a file read proves the cgroup
+  // is there, and the usual start is spared an open. A directory at fault (a symlink, another
+  // mount) is named as the directory, as before the read.
+  std::optional<NodeSet> configured;
+  try {
+    configured = read_set(path, mems_file());
+  } catch (const Error&) {
+    (void)exists(path);
+    throw;
+  }
+  if (!configured && !exists(path)) fail("cgroup " + display(path) + " does not exist (did the container exit?)", ENOENT);
   m.configured = configured.value_or(NodeSet());
   m.has_files = configured.has_value();
   auto effective = read_set(path, effective_file());

@@ -55,7 +55,8 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   }
 
   // Every GPU's information file maps the request; only the container's GPUs are read further.
-  Inventory inv = read_gpu_identities(fs);
+  GpuDirectory gpus(fs);
+  Inventory inv = read_gpu_identities(gpus);
   GpuRequest req = resolve_gpu_request(spec, inv);
   // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
@@ -81,7 +82,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
                                   ? NearestNode::read
                                   : NearestNode::skip;
   for (size_t i : req.gpus) {
-    read_gpu_memory(fs, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
+    read_gpu_memory(gpus, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
     if (inv.gpus[i].memory_read_errno == EIO)
       if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
     ev.gpus.push_back(inv.gpus[i]);
@@ -155,7 +156,7 @@ void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& 
   std::vector<Gpu> gpus = ev.gpus;
   if (gpus.empty() && ev.memory_mode.mode == MemoryMode::driver) {
     // CDMM stops before the GPUs are mapped; the requirement still concerns the container's GPUs.
-    Inventory inv = read_gpu_identities(fs);
+    Inventory inv = read_gpu_identities(GpuDirectory(fs));
     for (size_t i : resolve_gpu_request(spec, inv).gpus) gpus.push_back(inv.gpus[i]);
   }
   if (gpus.empty()) return;

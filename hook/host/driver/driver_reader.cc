@@ -11,18 +11,21 @@
 namespace gnh {
 
 namespace {
-constexpr const char* kGpusDir = "/proc/driver/nvidia/gpus";
+// Every file read here is a single-record kernel file: sysfs attributes and the driver's proc
+// files, each made by single_open (kernel-open/nvidia/nv-procfs.c), so one read that leaves room
+// has all of it (ReadEnd).
+constexpr size_t kMaxDriverFile = 64 * 1024;
 }  // namespace
 
-Inventory read_gpu_identities(const HostFs& fs) {
+Inventory read_gpu_identities(const GpuDirectory& gpus) {
   Inventory inv;
-  for (const auto& name : fs.list_dir(kGpusDir).value_or(std::vector<std::string>())) {
-    std::string dir = std::string(kGpusDir) + "/" + name;
+  if (!gpus.dir) return inv;
+  for (const auto& name : gpus.dir->names()) {
     std::string why;
-    auto info_text = fs.read(dir + "/information");
+    auto info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
     if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
     auto info = parse_gpu_information(*info_text, &why);
-    if (!info) fail("cannot parse " + fs.resolve(dir + "/information") + ": " + why, EINVAL);
+    if (!info) fail("cannot parse " + gpus.dir->path() + "/" + name + "/information: " + why, EINVAL);
     Gpu g;
     g.minor = *info->minor;
     g.uuid = info->uuid;
@@ -36,15 +39,16 @@ Inventory read_gpu_identities(const HostFs& fs) {
   return inv;
 }
 
-void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverride>& overrides, ReadErrors errors,
-                     NearestNode nearest) {
-  std::string file = std::string(kGpusDir) + "/" + g.driver_dir + "/numa_status";
+void read_gpu_memory(const GpuDirectory& gpus, Gpu& g, const std::vector<TopologyOverride>& overrides,
+                     ReadErrors errors, NearestNode nearest) {
+  const HostFs& fs = gpus.fs;
+  std::string file = g.driver_dir + "/numa_status";
   try {
     // Absent: not a coherent GPU, or the driver in CDMM mode (it then creates no numa_status).
-    if (auto text = fs.read(file)) {
+    if (auto text = gpus.dir ? gpus.dir->read(file, kMaxDriverFile, ReadEnd::at_short_read) : std::nullopt) {
       std::string why;
       auto ns = parse_numa_status(*text, &why);
-      if (!ns) fail("cannot parse " + fs.resolve(file) + ": " + why, EINVAL);
+      if (!ns) fail("cannot parse " + gpus.dir->path() + "/" + file + ": " + why, EINVAL);
       g.memory_node = ns->node;
       g.memory_status = ns->status;
     }
@@ -55,11 +59,12 @@ void read_gpu_memory(const HostFs& fs, Gpu& g, const std::vector<TopologyOverrid
     g.memory_read_error = e.what();
   }
   if (nearest == NearestNode::read)
-    if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node")) g.affinity_node = parse_sysfs_numa_node(*nn);
+    if (auto nn = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/numa_node", kMaxDriverFile, ReadEnd::at_short_read))
+      g.affinity_node = parse_sysfs_numa_node(*nn);
   // Only "offline" means something else on Grace (not initialized yet), so only then is the
   // PCI device id read: the driver's own test (detect-self-hosted.h), the model as a fallback.
   if (g.memory_status && *g.memory_status == "offline") {
-    auto id_text = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/device");
+    auto id_text = fs.read("/sys/bus/pci/devices/" + g.bus_id + "/device", kMaxDriverFile, ReadEnd::at_short_read);
     auto id = id_text ? parse_pci_device_id(*id_text) : std::nullopt;
     g.self_onlining = id ? is_self_hosted_device_id(*id) : is_self_hosted_model(g.model);
   }
@@ -73,13 +78,14 @@ bool any_self_onlining_offline(const std::vector<Gpu>& gpus) {
 }
 
 std::string read_auto_online_blocks(const HostFs& fs) {
-  auto text = fs.read("/sys/devices/system/memory/auto_online_blocks");
+  auto text = fs.read("/sys/devices/system/memory/auto_online_blocks", kMaxDriverFile, ReadEnd::at_short_read);
   return text ? std::string(trim(*text)) : std::string();
 }
 
 Inventory read_inventory(const HostFs& fs, const std::vector<TopologyOverride>& overrides, ReadErrors errors) {
-  Inventory inv = read_gpu_identities(fs);
-  for (auto& g : inv.gpus) read_gpu_memory(fs, g, overrides, errors);
+  GpuDirectory gpus(fs);
+  Inventory inv = read_gpu_identities(gpus);
+  for (auto& g : inv.gpus) read_gpu_memory(gpus, g, overrides, errors);
   return inv;
 }
 
@@ -89,12 +95,12 @@ Inventory read_numa_inventory(const HostFs& fs, const std::vector<TopologyOverri
 }
 
 DriverMemoryMode read_memory_mode(const HostFs& fs) {
-  auto text = fs.read("/proc/driver/nvidia/params");
+  auto text = fs.read("/proc/driver/nvidia/params", kMaxDriverFile, ReadEnd::at_short_read);
   return text ? parse_memory_mode(*text) : DriverMemoryMode{};
 }
 
 NodeSet read_possible_nodes(const HostFs& fs) {
-  auto text = fs.read("/sys/devices/system/node/possible");
+  auto text = fs.read("/sys/devices/system/node/possible", kMaxDriverFile, ReadEnd::at_short_read);
   if (!text) return {};
   auto set = NodeSet::parse(*text);
   return set ? *set : NodeSet();
@@ -102,7 +108,7 @@ NodeSet read_possible_nodes(const HostFs& fs) {
 
 NodeSet read_memory_nodes(const HostFs& fs) {
   for (const char* f : {"/sys/devices/system/node/has_memory", "/sys/devices/system/node/online"}) {
-    if (auto text = fs.read(f)) {
+    if (auto text = fs.read(f, kMaxDriverFile, ReadEnd::at_short_read)) {
       std::string why;
       auto set = NodeSet::parse(*text, &why);
       if (!set) fail("cannot parse " + fs.resolve(f) + ": " + why);

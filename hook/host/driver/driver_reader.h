@@ -4,6 +4,7 @@
 // GPUs alone, so a GPU the container does not get cannot fail or slow its start.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,19 @@
 
 namespace gnh {
 
+// /proc/driver/nvidia/gpus, held open while one evaluation reads it: each GPU's files are opened
+// relative to it, so its path is walked once, not twice per GPU. No directory (the driver is not
+// loaded): no GPUs.
+struct GpuDirectory {
+  explicit GpuDirectory(const HostFs& host) : fs(host), dir(host.open_dir("/proc/driver/nvidia/gpus")) {}
+  const HostFs& fs;
+  std::optional<HostDir> dir;
+};
+
 // The GPUs /proc/driver/nvidia/gpus lists, from their information files, in bus id order. A
 // malformed information file is a Failure naming it: without every GPU's minor, UUID and bus id a
 // request by index, UUID or minor could be mapped to the wrong GPU.
-Inventory read_gpu_identities(const HostFs& fs);
+Inventory read_gpu_identities(const GpuDirectory& gpus);
 
 // How to treat a numa_status that cannot be read with an errno other than EIO (MIG, which is
 // recorded on the GPU in every mode).
@@ -31,7 +41,7 @@ enum class NearestNode { read, skip };
 
 // One GPU's memory facts: numa_status (node, status; the errno when it cannot be read), the PCI
 // device's numa_node (unless skipped), then the config's overrides for it.
-void read_gpu_memory(const HostFs& fs, Gpu& gpu, const std::vector<TopologyOverride>& overrides, ReadErrors errors,
+void read_gpu_memory(const GpuDirectory& gpus, Gpu& gpu, const std::vector<TopologyOverride>& overrides, ReadErrors errors,
                      NearestNode nearest = NearestNode::read);
 
 // Identities and memory facts of every GPU, for topology and check: a GPU whose numa_status cannot

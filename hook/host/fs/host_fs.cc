@@ -38,7 +38,7 @@ class Fd {
   int fd_;
 };
 
-std::string read_fd(int fd, size_t max_bytes, const std::string& what) {
+std::string read_fd(int fd, size_t max_bytes, const std::string& what, ReadEnd end = ReadEnd::at_eof) {
   std::string out;
   char buf[4096];
   while (true) {
@@ -51,6 +51,7 @@ std::string read_fd(int fd, size_t max_bytes, const std::string& what) {
     if (out.size() + static_cast<size_t>(n) > max_bytes)
       fail(what + " is larger than " + std::to_string(max_bytes) + " bytes", EFBIG);
     out.append(buf, static_cast<size_t>(n));
+    if (end == ReadEnd::at_short_read && static_cast<size_t>(n) < sizeof buf) break;
   }
   return out;
 }
@@ -127,7 +128,7 @@ std::string HostFs::resolve(std::string_view host_path) const {
   return out;
 }
 
-std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_bytes) const {
+std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_bytes, ReadEnd end) const {
   std::string path = resolve(host_path);
   // open() would stop at the NUL: "/etc/shadow\0/config.json" must not read /etc/shadow.
   if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte", EINVAL);
@@ -136,7 +137,7 @@ std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_b
     if (is_absent_errno(errno)) return std::nullopt;
     fail_errno("cannot open " + path, errno);
   }
-  return read_fd(fd.get(), max_bytes, path);
+  return read_fd(fd.get(), max_bytes, path, end);
 }
 
 std::string HostFs::read_required(std::string_view host_path, size_t max_bytes) const {
@@ -164,15 +165,15 @@ int HostFs::open_beneath(std::string_view base, std::string_view rel, int flags)
   return walk_beneath(dir.get(), r, flags);
 }
 
-std::optional<std::string> HostFs::read_beneath(std::string_view base, std::string_view rel,
-                                                size_t max_bytes) const {
+std::optional<std::string> HostFs::read_beneath(std::string_view base, std::string_view rel, size_t max_bytes,
+                                                ReadEnd end) const {
   Fd fd(open_beneath(base, rel, O_RDONLY | O_NONBLOCK));
   std::string what = beneath_name(resolve(base), rel);
   if (fd.get() < 0) {
     if (is_absent_errno(errno)) return std::nullopt;
     fail_errno("cannot open " + what, errno);
   }
-  return read_fd(fd.get(), max_bytes, what);
+  return read_fd(fd.get(), max_bytes, what, end);
 }
 
 void HostFs::write_beneath(std::string_view base, std::string_view rel, std::string_view text) const {
@@ -199,6 +200,39 @@ bool HostFs::dir_exists_beneath(std::string_view base, std::string_view rel) con
 }
 
 namespace {
+// Calls each(name, d_type) for every entry of the open directory fd but "." and "..", from its
+// start, with getdents64 on the descriptor itself (fdopendir would take it, and a DIR allocates).
+// Returns false when the directory was removed; Failure when it cannot be listed: a listing cut
+// short would hide cgroups.
+template <typename Each>
+bool for_each_entry(int fd, std::string_view what, Each&& each) {
+  if (::lseek(fd, 0, SEEK_SET) < 0) fail_errno("cannot list " + std::string(what), errno);
+  alignas(8) char buf[32 * 1024];
+  while (true) {
+    long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (is_absent_errno(errno)) return false;
+      fail_errno("cannot list " + std::string(what), errno);
+    }
+    if (n == 0) return true;
+    for (long off = 0; off < n;) {
+      struct Dirent64 {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[1];
+      };
+      const auto* e = reinterpret_cast<const Dirent64*>(buf + off);
+      off += e->d_reclen;
+      const char* nm = e->d_name;
+      if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
+      each(nm, e->d_type);
+    }
+  }
+}
+
 // Takes ownership of dfd. readdir errors are reported: a listing cut short would hide cgroups.
 std::vector<std::string> list_fd(int dfd, bool dirs_only, const std::string& what) {
   std::vector<std::string> names;
@@ -242,6 +276,16 @@ std::optional<std::vector<std::string>> HostFs::list_dir(std::string_view host_p
     fail_errno("cannot open " + path, errno);
   }
   return list_fd(dfd, false, path);
+}
+
+std::optional<HostDir> HostFs::open_dir(std::string_view host_path) const {
+  std::string path = resolve(host_path);
+  int dfd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot open " + path, errno);
+  }
+  return HostDir(dfd, std::move(path));
 }
 
 std::optional<std::vector<std::string>> HostFs::list_subdirs_beneath(std::string_view base,
@@ -333,37 +377,38 @@ bool BeneathDir::read(const char* name, std::string* out, std::string_view what,
 }
 
 bool BeneathDir::subdirs(std::vector<std::string>* names, std::string_view what) const {
-  // getdents64 on our own descriptor (no fdopendir: it would take it, and a DIR allocates).
-  if (::lseek(fd_, 0, SEEK_SET) < 0) fail_errno("cannot list " + std::string(what), errno);
-  alignas(8) char buf[32 * 1024];
-  while (true) {
-    long n = ::syscall(SYS_getdents64, fd_, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (is_absent_errno(errno)) return false;
-      fail_errno("cannot list " + std::string(what), errno);
+  return for_each_entry(fd_, what, [&](const char* nm, unsigned char type) {
+    bool is_dir = type == DT_DIR;
+    if (type == DT_UNKNOWN) {
+      struct stat st;
+      is_dir = ::fstatat(fd_, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
     }
-    if (n == 0) return true;
-    for (long off = 0; off < n;) {
-      struct Dirent64 {
-        uint64_t d_ino;
-        int64_t d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[1];
-      };
-      const auto* e = reinterpret_cast<const Dirent64*>(buf + off);
-      off += e->d_reclen;
-      const char* nm = e->d_name;
-      if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
-      bool is_dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_UNKNOWN) {
-        struct stat st;
-        is_dir = ::fstatat(fd_, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-      }
-      if (is_dir) names->emplace_back(nm);
-    }
+    if (is_dir) names->emplace_back(nm);
+  });
+}
+
+HostDir::~HostDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<std::string> HostDir::read(std::string_view rel, size_t max_bytes, ReadEnd end) const {
+  std::string name(rel);
+  std::string what = path_ + "/" + name;
+  if (name.find('\0') != std::string::npos) fail("refusing to open '" + what + "': the path has a NUL byte", EINVAL);
+  Fd fd(::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot open " + what, errno);
   }
+  return read_fd(fd.get(), max_bytes, what, end);
+}
+
+std::vector<std::string> HostDir::names() const {
+  std::vector<std::string> out;
+  if (!for_each_entry(fd_, path_, [&](const char* nm, unsigned char) { out.emplace_back(nm); }))
+    fail_errno("cannot list " + path_, ENOENT);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace gnh

@@ -16,6 +16,14 @@ namespace gnh {
 
 class HostFs;
 
+// Where a read of a file ends. Most files are read until read(2) returns 0. A kernel file that
+// holds one record (a sysfs attribute, a cgroup's control file, the NVIDIA driver's per-GPU files,
+// /proc/<pid>/cgroup) gives all of it to the first read that has room for it, and so does a regular
+// file (a fixture tree) with no writer: a read that leaves room is the end. That saves one system
+// call per file, a dozen on a GPU start. Never for a multi-record file such as mountinfo, which the
+// kernel hands out a page at a time.
+enum class ReadEnd { at_eof, at_short_read };
+
 // A directory opened beneath a base by HostFs::open_dir_beneath, whose entries are opened by name
 // relative to it (openat2 of one component, with the same rules: no symlinks, no magic links, no
 // mount crossing; the fallback checks the same). `check` walks the cgroup tree with these: one
@@ -46,6 +54,34 @@ class BeneathDir {
   bool cgroupfs_;      // the base is a cgroup mount: the fallback checks entries are cgroupfs
 };
 
+// A host directory held open, whose files are read by paths relative to it: the directory's own
+// path is walked once, then only the short rest (the driver's GPU directory: two files per GPU on
+// every GPU start). Symlinks are followed, as HostFs::read follows them: this is for kernel and
+// driver directories, never for paths a container can influence (BeneathDir is for those).
+// Move-only; closes its descriptor.
+class HostDir {
+ public:
+  HostDir(HostDir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  HostDir& operator=(HostDir&&) = delete;
+  HostDir(const HostDir&) = delete;
+  ~HostDir();
+
+  // The file `rel` below the directory ("0004:04:00.0/information"); nullopt when absent, as
+  // HostFs::read.
+  std::optional<std::string> read(std::string_view rel, size_t max_bytes = 64 * 1024,
+                                  ReadEnd end = ReadEnd::at_eof) const;
+  // The directory's entries, sorted, without "." and "..". Failure when it cannot be listed.
+  std::vector<std::string> names() const;
+  // The directory's path on this machine, for messages.
+  const std::string& path() const { return path_; }
+
+ private:
+  friend class HostFs;
+  HostDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
 class HostFs {
  public:
   explicit HostFs(std::string root = "/");
@@ -57,11 +93,14 @@ class HostFs {
 
   // Reads a small file whole; nullopt when absent. Failure when larger than max_bytes (a hostile
   // or broken file cannot balloon us).
-  std::optional<std::string> read(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
+  std::optional<std::string> read(std::string_view host_path, size_t max_bytes = 64 * 1024,
+                                  ReadEnd end = ReadEnd::at_eof) const;
   // Same, but absence is a Failure (ENOENT) naming the file.
   std::string read_required(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
   // Names in a directory, sorted; nullopt when the directory is absent.
   std::optional<std::vector<std::string>> list_dir(std::string_view host_path) const;
+  // The directory, held open for reads relative to it; nullopt when absent.
+  std::optional<HostDir> open_dir(std::string_view host_path) const;
 
   // Beneath the directory `base` (a cgroup mount), `rel` is opened with no "..", no symlinks, no
   // magic links and no mount crossing (openat2 RESOLVE_BENEATH where the kernel has it; otherwise a
@@ -69,7 +108,7 @@ class HostFs {
   // runc's cgroup file opener does). Cgroup paths come from /proc/<pid>/cgroup, which a container
   // can influence. A path that breaks these rules is a Failure (EINVAL, ELOOP, EXDEV).
   std::optional<std::string> read_beneath(std::string_view base, std::string_view rel,
-                                          size_t max_bytes = 64 * 1024) const;
+                                          size_t max_bytes = 64 * 1024, ReadEnd end = ReadEnd::at_eof) const;
   // Writes text to an existing file beneath base with one write(2); Failure naming the file.
   void write_beneath(std::string_view base, std::string_view rel, std::string_view text) const;
   bool dir_exists_beneath(std::string_view base, std::string_view rel) const;

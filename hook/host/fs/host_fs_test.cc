@@ -135,3 +135,46 @@ TEST_CASE("listing: an unlistable directory is an error with its errno, never an
   CHECK(fs.list_dir(t.base + "/nope") == std::nullopt);
   CHECK(fs.list_dir(t.base + "/a") == std::vector<std::string>{"b", "link-file"});
 }
+
+TEST_CASE("a held directory: files below it by relative path, absence a value, entries sorted") {
+  Tree t;
+  HostFs fs("/");
+  CHECK(!fs.open_dir(t.base + "/nope"));
+  auto dir = fs.open_dir(t.base);
+  REQUIRE(dir);
+  CHECK(dir->path() == t.base);
+  CHECK(dir->read("a/b/file") == "0,8\n");
+  CHECK(dir->read("a/b/missing") == std::nullopt);
+  CHECK(dir->read("a/b/file/x") == std::nullopt);  // ENOTDIR: absent, as HostFs::read
+  CHECK(dir->names() == std::vector<std::string>{"a", "link-dir", "mnt"});
+  CHECK(dir->names() == std::vector<std::string>{"a", "link-dir", "mnt"});  // listed again from the start
+  // A directory where the file should be: an error naming the file, never "absent".
+  CHECK(errno_of([&] { (void)dir->read("a"); }) == EISDIR);
+  // Under a fixture root, the held directory's path is the fixture's.
+  HostFs rooted(t.top);
+  auto under = rooted.open_dir("/base/a");
+  REQUIRE(under);
+  CHECK(under->path() == t.base + "/a");
+  CHECK(under->read("b/file", 64, ReadEnd::at_short_read) == "0,8\n");
+}
+
+TEST_CASE("ReadEnd::at_short_read: one read for a small file, a full buffer read on to the end") {
+  Tree t;
+  HostFs fs("/");
+  for (size_t size : {0, 1, 100, 4095, 4096, 4097, 8192, 10000}) {
+    CAPTURE(size);
+    std::string text(size, 'x');
+    for (size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i % 26);
+    std::ofstream(t.base + "/sized") << text;
+    CHECK(fs.read(t.base + "/sized", 64 * 1024, ReadEnd::at_short_read) == text);
+    CHECK(fs.read_beneath(t.base, "sized", 64 * 1024, ReadEnd::at_short_read) == text);
+    CHECK(fs.open_dir(t.base)->read("sized", 64 * 1024, ReadEnd::at_short_read) == text);
+  }
+  // The kernel's single-record files read alike either way (those the hook reads with it).
+  for (const char* f : {"/proc/self/cgroup", "/sys/devices/system/node/online", "/sys/devices/system/node/possible"}) {
+    CAPTURE(f);
+    auto whole = fs.read(f);
+    if (!whole) continue;  // a kernel without NUMA has no node directory
+    CHECK(fs.read(f, 64 * 1024, ReadEnd::at_short_read) == whole);
+  }
+}
