@@ -418,7 +418,13 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
   }
 }
 
-std::optional<std::vector<std::string_view>> string_elements(std::string_view text) {
+namespace {
+
+// The elements of a JSON array that is the whole of `text`, as views into it: `element` passes
+// the scanner over one element (it starts at the element's first byte) and says whether it was
+// one of the kind wanted. nullopt: not an array, or an element of another kind.
+template <typename Element>
+std::optional<std::vector<std::string_view>> array_elements(std::string_view text, Element&& element) {
   Scanner s(text);
   s.skip_ws();
   if (s.peek() != '[') return std::nullopt;
@@ -430,10 +436,8 @@ std::optional<std::vector<std::string_view>> string_elements(std::string_view te
   } else {
     while (true) {
       s.skip_ws();
-      if (s.peek() != '"') return std::nullopt;
       const size_t start = s.pos();
-      bool escaped;
-      if (!s.string(escaped)) return std::nullopt;
+      if (!element(s)) return std::nullopt;
       out.push_back(text.substr(start, s.pos() - start));
       s.skip_ws();
       if (s.peek() == ']') {
@@ -449,48 +453,35 @@ std::optional<std::vector<std::string_view>> string_elements(std::string_view te
   return out;
 }
 
+}  // namespace
+
+std::optional<std::vector<std::string_view>> string_elements(std::string_view text) {
+  return array_elements(text, [](Scanner& s) {
+    bool escaped;
+    return s.peek() == '"' && s.string(escaped);
+  });
+}
+
 std::optional<std::vector<std::string_view>> object_elements(std::string_view text) {
-  Scanner s(text);
-  s.skip_ws();
-  if (s.peek() != '[') return std::nullopt;
-  s.advance();
-  std::vector<std::string_view> out;
-  s.skip_ws();
-  if (s.peek() == ']') {
-    s.advance();
-  } else {
-    while (true) {
-      s.skip_ws();
-      if (s.peek() != '{') return std::nullopt;
-      // To the bracket that closes it; strings are skipped whole (their brackets are text). The
-      // element's grammar is locate_members' to check, when the caller reads it.
-      const size_t start = s.pos();
-      size_t depth = 0;
-      do {
-        if (s.at_end()) return std::nullopt;
-        const char c = s.peek();
-        if (c == '"') {
-          bool escaped;
-          if (!s.string(escaped)) return std::nullopt;
-          continue;
-        }
-        if (c == '{' || c == '[') ++depth;
-        if (c == '}' || c == ']') --depth;
-        s.advance();
-      } while (depth > 0);
-      out.push_back(text.substr(start, s.pos() - start));
-      s.skip_ws();
-      if (s.peek() == ']') {
-        s.advance();
-        break;
+  return array_elements(text, [](Scanner& s) {
+    if (s.peek() != '{') return false;
+    // To the bracket that closes it; strings are skipped whole (their brackets are text). The
+    // element's grammar is locate_members' to check, when the caller reads it.
+    size_t depth = 0;
+    do {
+      if (s.at_end()) return false;
+      const char c = s.peek();
+      if (c == '"') {
+        bool escaped;
+        if (!s.string(escaped)) return false;
+        continue;
       }
-      if (s.peek() != ',') return std::nullopt;
+      if (c == '{' || c == '[') ++depth;
+      if (c == '}' || c == ']') --depth;
       s.advance();
-    }
-  }
-  s.skip_ws();
-  if (!s.at_end()) return std::nullopt;
-  return out;
+    } while (depth > 0);
+    return true;
+  });
 }
 
 }  // namespace oci

@@ -34,25 +34,37 @@ std::optional<std::string> plain_string(const std::optional<std::string_view>& v
   return std::string(v->substr(1, v->size() - 2));
 }
 
+// An array of objects read from the text: each element's `members` located, then made into a T by
+// `make`. nullopt where an element is not an object or `make` needs nlohmann's word for it.
+template <typename T, typename Make>
+std::optional<std::vector<T>> plain_objects(std::string_view array_text, const std::vector<MemberPath>& members,
+                                            Make&& make) {
+  std::optional<std::vector<std::string_view>> elements = object_elements(array_text);
+  if (!elements) return std::nullopt;
+  std::vector<T> out;
+  out.reserve(elements->size());
+  for (std::string_view e : *elements) {
+    std::optional<LocatedMembers> m = locate_members(e, members);
+    if (!m) return std::nullopt;
+    std::optional<T> item = make(*m);
+    if (!item) return std::nullopt;
+    out.push_back(std::move(*item));
+  }
+  return out;
+}
+
 // mounts[*].destination and .source read from the text. A config.json carries 10-30 mounts and
 // building them as nlohmann values was half of parse_spec's time (docs/internals/benchmarks.md).
 // nullopt where any element needs nlohmann's word (not an object, a member that is not a plain
 // string): the array then goes into the document as before, with the same result or error.
 std::optional<std::vector<Mount>> plain_mounts(std::string_view array_text) {
   static const std::vector<MemberPath> members = {{"destination"}, {"source"}};
-  std::optional<std::vector<std::string_view>> elements = object_elements(array_text);
-  if (!elements) return std::nullopt;
-  std::vector<Mount> mounts;
-  mounts.reserve(elements->size());
-  for (std::string_view e : *elements) {
-    std::optional<LocatedMembers> m = locate_members(e, members);
-    if (!m) return std::nullopt;
-    std::optional<std::string> destination = plain_string(m->values[0]);
-    std::optional<std::string> source = plain_string(m->values[1]);
+  return plain_objects<Mount>(array_text, members, [](const LocatedMembers& m) -> std::optional<Mount> {
+    std::optional<std::string> destination = plain_string(m.values[0]);
+    std::optional<std::string> source = plain_string(m.values[1]);
     if (!destination || !source) return std::nullopt;
-    mounts.push_back({std::move(*destination), std::move(*source)});
-  }
-  return mounts;
+    return Mount{std::move(*destination), std::move(*source)};
+  });
 }
 
 // A located integer member as nlohmann would give it, where that is certain: `absent` for an
@@ -76,21 +88,14 @@ std::optional<long long> plain_integer(const std::optional<std::string_view>& v,
 // values were most of a GPU start's config.json reading. nullopt: nlohmann's word is needed.
 std::optional<std::vector<LinuxDevice>> plain_devices(std::string_view array_text) {
   static const std::vector<MemberPath> members = {{"path"}, {"type"}, {"major"}, {"minor"}};
-  std::optional<std::vector<std::string_view>> elements = object_elements(array_text);
-  if (!elements) return std::nullopt;
-  std::vector<LinuxDevice> devices;
-  devices.reserve(elements->size());
-  for (std::string_view e : *elements) {
-    std::optional<LocatedMembers> m = locate_members(e, members);
-    if (!m) return std::nullopt;
-    std::optional<std::string> path = plain_string(m->values[0]);
-    std::optional<std::string> type = plain_string(m->values[1]);
-    std::optional<long long> major = plain_integer(m->values[2], -1);
-    std::optional<long long> minor = plain_integer(m->values[3], -1);
+  return plain_objects<LinuxDevice>(array_text, members, [](const LocatedMembers& m) -> std::optional<LinuxDevice> {
+    std::optional<std::string> path = plain_string(m.values[0]);
+    std::optional<std::string> type = plain_string(m.values[1]);
+    std::optional<long long> major = plain_integer(m.values[2], -1);
+    std::optional<long long> minor = plain_integer(m.values[3], -1);
     if (!path || !type || !major || !minor) return std::nullopt;
-    devices.push_back({std::move(*path), std::move(*type), *major, *minor});
-  }
-  return devices;
+    return LinuxDevice{std::move(*path), std::move(*type), *major, *minor};
+  });
 }
 
 // process.env read from the text: every element a string without escapes, else nullopt.
