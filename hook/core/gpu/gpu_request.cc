@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include "gpu/driver_files.h"
 #include "base/text.h"
@@ -166,6 +167,40 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   std::sort(req.whole.begin(), req.whole.end());
   req.whole.erase(std::unique(req.whole.begin(), req.whole.end()), req.whole.end());
   return req;
+}
+
+bool IdentitiesWanted::found_in(const Inventory& inv) const {
+  for (unsigned m : minors)
+    if (std::none_of(inv.gpus.begin(), inv.gpus.end(), [&](const Gpu& g) { return g.minor == m; })) return false;
+  for (const auto& u : uuids)
+    if (std::none_of(inv.gpus.begin(), inv.gpus.end(),
+                     [&](const Gpu& g) { return g.uuid.size() == u.size() && starts_with_ci(g.uuid, u); }))
+      return false;
+  return true;
+}
+
+std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec) {
+  IdentitiesWanted want;
+  bool every = false;
+  // The references resolve_gpu_request reads, in its order; only GPU-<uuid> is found by identity.
+  auto name = [&](std::string_view ref) {
+    if (starts_with_ci(ref, "GPU-") && !is_mig_reference(ref)) want.uuids.emplace_back(trim(ref));
+    else every = true;
+  };
+  for (const auto& d : spec.devices)
+    if (is_gpu_device(d)) want.minors.push_back(static_cast<unsigned>(d.minor));
+  if (auto v = visible_devices(spec); v && !v->empty() && *v != "void" && *v != "none") for_each_item(*v, name);
+  for (const auto& m : spec.mounts)
+    if (m.destination.rfind(kDeviceMountDir, 0) == 0)
+      name(std::string_view(m.destination).substr(std::string_view(kDeviceMountDir).size()));
+  for (const auto& [key, value] : spec.annotations) {
+    if (key.rfind(kCdiAnnotationPrefix, 0) != 0) continue;
+    for_each_item(value, [&](std::string_view cdi) {
+      if (cdi.rfind(kCdiGpuKind, 0) == 0) name(cdi.substr(std::string_view(kCdiGpuKind).size()));
+    });
+  }
+  if (every || (want.minors.empty() && want.uuids.empty())) return std::nullopt;
+  return want;
 }
 
 }  // namespace gnh

@@ -95,3 +95,59 @@ TEST_CASE("volume-mount form and CDI annotations") {
   other.annotations["cdi.k8s.io/y"] = "vendor.com/fpga=0";
   CHECK_FALSE(may_request_gpus(other));
 }
+
+TEST_CASE("identities wanted: minors and UUIDs only; anything else needs every GPU's identity") {
+  oci::Spec devices;
+  devices.devices = {{"/dev/nvidia2", "c", 195, 2}, {"/dev/nvidiactl", "c", 195, 255}, {"/dev/null", "c", 1, 3}};
+  auto w = identities_wanted(devices);
+  REQUIRE(w);
+  CHECK(w->minors == std::vector<unsigned>{2});
+  CHECK(w->uuids.empty());
+
+  // The device plugin's CDI names and NVIDIA_VISIBLE_DEVICES UUIDs, beside the device nodes.
+  oci::Spec k8s = devices;
+  k8s.env = {"NVIDIA_VISIBLE_DEVICES=GPU-00000001-aaaa-bbbb-cccc-dddddddddddd"};
+  k8s.annotations["cdi.k8s.io/nvidia-device-plugin_x"] = "nvidia.com/gpu=gpu-00000003-AAAA-bbbb-cccc-dddddddddddd";
+  w = identities_wanted(k8s);
+  REQUIRE(w);
+  CHECK(w->minors == std::vector<unsigned>{2});
+  CHECK(w->uuids == std::vector<std::string>{"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd",
+                                             "gpu-00000003-AAAA-bbbb-cccc-dddddddddddd"});
+  CHECK(identities_wanted(with_env("NVIDIA_VISIBLE_DEVICES=void")) == std::nullopt);  // nothing named
+  oci::Spec plain;
+  CHECK(identities_wanted(plain) == std::nullopt);
+  for (const char* every : {"all", "0", "1,GPU-00000001-aaaa-bbbb-cccc-dddddddddddd", "0035:03:00.0", "0:1",
+                            "MIG-0b6e2b9a-5c4f-5a1e-9d3c-000000000000"}) {
+    CAPTURE(every);
+    oci::Spec s = with_env(std::string("NVIDIA_VISIBLE_DEVICES=") + every);
+    s.devices = devices.devices;
+    CHECK(identities_wanted(s) == std::nullopt);
+  }
+  oci::Spec legacy = with_env("CUDA_VERSION=12.4");  // the legacy CUDA image: all GPUs
+  CHECK(identities_wanted(legacy) == std::nullopt);
+  oci::Spec mount;
+  mount.mounts = {{"/var/run/nvidia-container-devices/GPU-00000000-aaaa-bbbb-cccc-dddddddddddd", "/dev/null"}};
+  w = identities_wanted(mount);
+  REQUIRE(w);
+  CHECK(w->uuids.size() == 1);
+}
+
+TEST_CASE("identities wanted are found only when every minor and UUID is among the GPUs read") {
+  Inventory read = four_gpus();
+  read.gpus.resize(2);  // minors 0 and 1 read so far
+  IdentitiesWanted w;
+  w.minors = {1};
+  CHECK(w.found_in(read));
+  w.minors = {1, 2};
+  CHECK_FALSE(w.found_in(read));
+  CHECK(w.found_in(four_gpus()));
+  w.minors = {};
+  w.uuids = {"gpu-00000001-AAAA-bbbb-cccc-dddddddddddd"};  // as resolve matches it: any case
+  CHECK(w.found_in(read));
+  w.uuids = {"GPU-00000001-aaaa-bbbb-cccc-ddddddddddd"};  // one character short: not the same
+  CHECK_FALSE(w.found_in(four_gpus()));
+  // Whatever is found, resolve maps it to the same GPU as with every GPU read.
+  oci::Spec s;
+  s.devices = {{"/dev/nvidia1", "c", 195, 1}};
+  CHECK(resolve_gpu_request(s, read).gpus == resolve_gpu_request(s, four_gpus()).gpus);
+}

@@ -54,9 +54,12 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
     return ev;
   }
 
-  // Every GPU's information file maps the request; only the container's GPUs are read further.
+  // The information files map the request: for a start, only until the GPUs it names by minor or
+  // UUID are found (a report shows every GPU). Only the container's GPUs are read further.
   GpuDirectory gpus(fs);
-  Inventory inv = read_gpu_identities(gpus);
+  const std::optional<IdentitiesWanted> wanted =
+      detail == EvaluationDetail::decision ? identities_wanted(spec) : std::nullopt;
+  Inventory inv = read_gpu_identities(gpus, wanted ? &*wanted : nullptr);
   GpuRequest req = resolve_gpu_request(spec, inv);
   // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.

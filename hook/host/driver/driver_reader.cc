@@ -17,7 +17,7 @@ namespace {
 constexpr size_t kMaxDriverFile = 64 * 1024;
 }  // namespace
 
-Inventory read_gpu_identities(const GpuDirectory& gpus) {
+Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* until) {
   Inventory inv;
   if (!gpus.dir) return inv;
   for (const auto& name : gpus.dir->names()) {
@@ -34,6 +34,7 @@ Inventory read_gpu_identities(const GpuDirectory& gpus) {
     auto canon = canonical_pci_address(info->bus_location.empty() ? name : info->bus_location);
     g.bus_id = canon ? *canon : name;
     inv.gpus.push_back(std::move(g));
+    if (until && until->found_in(inv)) break;
   }
   std::sort(inv.gpus.begin(), inv.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bus_id < b.bus_id; });
   return inv;

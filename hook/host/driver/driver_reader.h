@@ -1,7 +1,8 @@
 // What the NVIDIA driver and the kernel say about GPUs and memory nodes, read through HostFs and
-// handed to the pure parsers in gpu/. The hook reads only what its decision needs: every GPU's
-// information file (to map the container's request), then the memory facts of the container's
-// GPUs alone, so a GPU the container does not get cannot fail or slow its start.
+// handed to the pure parsers in gpu/. The hook reads only what its decision needs: the information
+// files that map the container's request (every GPU's only when the request names GPUs by index,
+// bus id, "all" or MIG device), then the memory facts of the container's GPUs alone, so a GPU the
+// container does not get can seldom slow its start and never fail it by its memory facts.
 #pragma once
 
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "base/node_set.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_request.h"
 #include "gpu/memory_mode.h"
 #include "gpu/topology_override.h"
 #include "host/fs/host_fs.h"
@@ -27,8 +29,11 @@ struct GpuDirectory {
 
 // The GPUs /proc/driver/nvidia/gpus lists, from their information files, in bus id order. A
 // malformed information file is a Failure naming it: without every GPU's minor, UUID and bus id a
-// request by index, UUID or minor could be mapped to the wrong GPU.
-Inventory read_gpu_identities(const GpuDirectory& gpus);
+// request by index, UUID or minor could be mapped to the wrong GPU. With `until`, the files are
+// read in bus order only until every minor and UUID it names is found (gpu/gpu_request.h): the
+// GPUs read so far are then the inventory, and the first GPU of a bus order that has them all is
+// the one a full read would map each to, so the mapping is the same.
+Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* until = nullptr);
 
 // How to treat a numa_status that cannot be read with an errno other than EIO (MIG, which is
 // recorded on the GPU in every mode).
