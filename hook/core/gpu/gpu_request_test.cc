@@ -96,7 +96,7 @@ TEST_CASE("volume-mount form and CDI annotations") {
   CHECK_FALSE(may_request_gpus(other));
 }
 
-TEST_CASE("identities wanted: minors and UUIDs only; anything else needs every GPU's identity") {
+TEST_CASE("identities wanted: minors and UUIDs only, anything else needs every GPU's identity") {
   oci::Spec devices;
   devices.devices = {{"/dev/nvidia2", "c", 195, 2}, {"/dev/nvidiactl", "c", 195, 255}, {"/dev/null", "c", 1, 3}};
   auto w = identities_wanted(devices);
