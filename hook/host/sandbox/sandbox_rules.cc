@@ -21,11 +21,12 @@ namespace gnh {
 namespace {
 
 // Everything the hook still does after start-up, grouped by why. Names, not numbers: a name this
-// architecture lacks is skipped.
+// architecture lacks is skipped. _llseek: glibc's lseek on ppc64le (the listing of the driver's
+// GPU directory rewinds it); x86-64 and aarch64 have no such call, so their programs are as before.
 constexpr const char* kAllowed[] = {
     // reading driver files, /proc, /sys, config.json; writing cpuset.mems; the lock file
     "read", "pread64", "readv", "write", "writev", "pwrite64", "openat", "openat2", "open", "close",
-    "lseek", "fstat", "newfstatat", "stat", "lstat", "statx", "getdents", "getdents64", "fcntl",
+    "lseek", "_llseek", "fstat", "newfstatat", "stat", "lstat", "statx", "getdents", "getdents64", "fcntl",
     "dup", "dup2", "dup3", "flock", "mkdir", "mkdirat", "access", "faccessat", "faccessat2",
     "readlink", "readlinkat",
     // memory (malloc, C++ runtime); mmap and mprotect only without PROT_EXEC, see below
