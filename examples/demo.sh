@@ -8,12 +8,8 @@ cd "$repo"
 
 # The build's Debian packages, one list for this script, the test command and the docs.
 mapfile -t deps < <(grep -v -e '^#' -e '^$' cmake/debian-build-deps.txt)
-missing=()
-for p in "${deps[@]}"; do
-  # A here-string, not a pipe into grep -q: under pipefail a grep that leaves early can make the
-  # pipe "fail" (SIGPIPE). One line per installed arch (libseccomp-dev and :arm64).
-  grep -qx 'install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || missing+=("$p")
-done
+# Per arch: a cross build's libseccomp-dev:arm64 is not the native one (cmake/missing-debian-packages.sh).
+mapfile -t missing < <(bash cmake/missing-debian-packages.sh "${deps[@]}")
 if ((${#missing[@]})); then
   echo "== installing build dependencies: ${missing[*]}"
   apt-get update -qq || echo "== apt-get update reported an error; going on with the indexes it has"

@@ -58,12 +58,9 @@ packages+=(
 # Here-strings, not pipes into grep -q: under pipefail a grep that leaves at its first match can kill
 # the writer with SIGPIPE and make the whole pipe "fail".
 for a in arm64 ppc64el; do grep -qx $a <<<"$(dpkg --print-foreign-architectures)" || dpkg --add-architecture $a; done
-missing=()
-# dpkg-query -W, not dpkg -s: a name installed for two arches (libseccomp-dev and :arm64) is
-# "ambiguous" to dpkg -s, which would send it to apt-get on every run.
-for p in "${packages[@]}"; do
-  grep -qx 'install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" || missing+=("$p")
-done
+# dpkg-query by arch (cmake/missing-debian-packages.sh): the :arm64 and :ppc64el -dev packages
+# installed must not pass for the native ones.
+mapfile -t missing < <(bash cmake/missing-debian-packages.sh "${packages[@]}")
 # npm: Debian 12's nodejs comes without it (the npm package), while a machine whose nodejs is
 # NodeSource's has npm inside and Debian's npm would conflict with it. Ask for it only when absent.
 command -v npm >/dev/null || missing+=(npm)
