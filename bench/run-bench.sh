@@ -52,13 +52,14 @@ for t in cmake jq; do command -v "$t" >/dev/null || die "$t is missing"; done
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
 fi
-cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook noop_hook_static exec_wrapper >&2
+cmake --build "$BUILD" -j"$(nproc)" --target gpu-numa-hook gpu-numa-runtime hook_bench make_fixture check_floor noop_hook noop_hook_static start_floor exec_wrapper >&2
 HOOK=${HOOK:-$BUILD/gpu-numa-hook}   # HOOK=/path/to/gpu-numa-hook measures another build of it
 BENCH=$BUILD/bench/hook_bench
 MKFX=$BUILD/bench/make_fixture
 FLOOR=$BUILD/bench/check_floor
 NOOP_HOOK=$BUILD/bench/noop_hook
 NOOP_STATIC=$BUILD/bench/noop_hook_static   # the floor of any hook (docs/internals/benchmarks.md)
+START_FLOOR=$BUILD/bench/start_floor         # the floor of our own work: the hook's system calls alone
 
 WORK=$(mktemp -d /tmp/gnh-bench.XXXXXX)
 chmod 755 "$WORK"
@@ -158,6 +159,12 @@ for kind in ac922 gh; do
     verify "$kind-stale" state-gpu.json "action=patch $GPUS8"   # the driver resets the tree before each timed run
 done
 verify ac922-ok state-gpu-cuda.json "action=allow $GPUS8"   # nvidia/cuda:12.4.1's requirement, met by driver 580
+# the work floor must make its whole walk (it exits non-zero where it stops early: no bundle, no
+# GPU directory, a refused seccomp program)
+for m in fast:state-nogpu.json check:state-gpu.json; do
+    "$START_FLOOR" "${m%%:*}" "$WORK/fx-ac922-ok/root" <"$WORK/fx-ac922-ok/${m#*:}" ||
+        die "verification: start_floor ${m%%:*} exited $?"
+done
 
 # ---------------------------------------------------------------- plan
 T=$'\t'
@@ -174,6 +181,10 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
     # the floor of any hook: static, reads the state to EOF, exits 0 (as every hook must read it)
     echo "variant${T}static no-op hook${T}$WORK/fx-ac922-ok/state-nogpu.json${T}-${T}$NOOP_STATIC"
     echo "variant${T}sh hook reading stdin${T}$WORK/fx-ac922-ok/state-gpu.json${T}-${T}$WORK/sh-stdin-hook.sh"
+    # the floor of our own start: the same system calls as the hook's fast and check paths, the
+    # seccomp program included, from a static C program that decides nothing (bench/start_floor.cc)
+    echo "variant${T}work floor fast ac922${T}$WORK/fx-ac922-ok/state-nogpu.json${T}-${T}$START_FLOOR${T}fast${T}$WORK/fx-ac922-ok/root"
+    echo "variant${T}work floor check ac922${T}$WORK/fx-ac922-ok/state-gpu.json${T}-${T}$START_FLOOR${T}check${T}$WORK/fx-ac922-ok/root"
     for kind in ac922 gh; do
         ok=$WORK/fx-$kind-ok st=$WORK/fx-$kind-stale
         echo "variant${T}hook fast path $kind${T}$ok/state-nogpu.json${T}-${T}$HOOK${T}--host-root${T}$ok/root${T}prestart"
@@ -204,6 +215,12 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
         echo "cmp${T}hook check path $kind${T}shell check $kind${T}0.2${T}check path $kind at least 5x faster than the shell hook"
         echo "cmp${T}hook check path $kind${T}sh hook reading stdin${T}1${T}(info) check path $kind vs a sh hook that only reads stdin"
     done
+    # What the targets leave the program: the kernel work alone against the floor of any hook, and
+    # the hook against that work (its program: exec of a larger image, relocation, parsing, logging).
+    echo "cmp${T}work floor fast ac922${T}static no-op hook${T}1${T}(info) the fast path's system calls alone vs the static no-op hook"
+    echo "cmp${T}work floor check ac922${T}static no-op hook${T}1${T}(info) the check path's system calls alone vs the static no-op hook"
+    echo "cmp${T}hook fast path ac922${T}work floor fast ac922${T}1${T}(info) fast path ac922 vs its system calls alone"
+    echo "cmp${T}hook check path ac922${T}work floor check ac922${T}1${T}(info) check path ac922 vs its system calls alone"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}noop /bin/true${T}2.0${T}check path + nvidia/cuda requirement within 2.0x of a no-op hook"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1.1${T}the requirement check adds at most 10% to a GPU container's start"
     for v in "hook fast path ac922" "hook check path ac922" "hook patch path ac922" \
