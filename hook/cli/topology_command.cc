@@ -10,6 +10,7 @@
 #include "host/config/config_loader.h"
 #include "host/driver/cuda_requirement_reader.h"
 #include "host/driver/driver_reader.h"
+#include "host/driver/identity_cache_reader.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "host/driver/nvml_probe_runner.h"
 #include "report/report.h"
@@ -46,6 +47,17 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
   try {
     HostFs fs(opts.host_root.value_or("/"));
     Config config = load_config(fs, opts.config_path);
+    // The driver's own files first: the GPU identity cache needs no NVML, and spares every start
+    // the information files whatever the probe says below.
+    // Not fatal: without it a start reads the driver's files, as it always could.
+    try {
+      IdentityCache identities = build_identity_cache(fs);
+      write_identity_cache(fs, identities);
+      std::printf("wrote %s: %zu GPUs\n", fs.resolve(kIdentityCachePath).c_str(), identities.gpus.size());
+    } catch (const Error& e) {
+      std::fprintf(stderr, "gpu-numa-hook: topology --refresh: %s; each start reads the GPUs' information files instead\n",
+                   e.what());
+    }
     const std::string probe = config.nvml.probe.empty() ? probe_beside_this_program() : config.nvml.probe;
     const std::string target = fs.resolve(config.nvml.cache_path());
     const std::string kept = "; " + target + " was left as it was";

@@ -96,6 +96,15 @@ void Host::add_gpu(const GpuSpec& g) {
     write(dir + "/numa_status", "Node:      " + std::to_string(*g.memory_node) + "\nStatus:    " + g.memory_status + "\n");
   write("/sys/bus/pci/devices/" + g.bus + "/numa_node",
         std::to_string(g.affinity_node ? *g.affinity_node : -1) + "\n");
+  rebind_gpu(g.bus);
+}
+
+void Host::rebind_gpu(const std::string& bus) {
+  // sysfs makes a new driver link, with a new inode, at every bind. The new link is made before
+  // the old one goes, so its inode number cannot be the old one's.
+  const std::string link = root_ + "/sys/bus/pci/devices/" + bus + "/driver";
+  fs::create_symlink("../../../bus/pci/drivers/nvidia", link + ".new");
+  fs::rename(link + ".new", link);
 }
 
 void Host::set_numa_status(unsigned, const std::string& bus, int node, const std::string& status) {

@@ -11,6 +11,7 @@
 #include "host/cgroup/cpuset_tree.h"
 #include "host/driver/cuda_requirement_reader.h"
 #include "host/driver/driver_reader.h"
+#include "host/driver/identity_cache_reader.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "decide/requirement_fold.h"
 
@@ -56,7 +57,10 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
 
   // The information files map the request: for a start, only until the GPUs it names by minor or
   // UUID are found (a report shows every GPU). Only the container's GPUs are read further.
+  // A start takes identities from the cache where a GPU's binding is unchanged (`topology
+  // --refresh` writes it); a report reads every file from the driver.
   GpuDirectory gpus(fs);
+  if (detail == EvaluationDetail::decision && gpus.dir) gpus.identities = load_identity_cache(fs);
   const std::optional<IdentitiesWanted> wanted =
       detail == EvaluationDetail::decision ? identities_wanted(spec) : std::nullopt;
   Inventory inv = read_gpu_identities(gpus, wanted ? &*wanted : nullptr);

@@ -7,6 +7,7 @@
 #include "base/text.h"
 #include "gpu/driver_files.h"
 #include "gpu/self_onlining.h"
+#include "host/driver/identity_cache_reader.h"
 
 namespace gnh {
 
@@ -22,10 +23,19 @@ Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* 
   if (!gpus.dir) return inv;
   for (const auto& name : gpus.dir->names()) {
     std::string why;
-    auto info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
+    std::optional<std::string> info_text;
+    const CachedInformation* cached = gpus.identities ? gpus.identities->find(name) : nullptr;
+    if (cached && read_gpu_binding(gpus.fs, name) == cached->binding) info_text = cached->information;
+    else cached = nullptr;
+    if (!info_text) info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
     if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
     auto info = parse_gpu_information(*info_text, &why);
-    if (!info) fail("cannot parse " + gpus.dir->path() + "/" + name + "/information: " + why, EINVAL);
+    if (!info)
+      fail("cannot parse " +
+               (cached ? "the GPU identity cache " + gpus.fs.resolve(kIdentityCachePath) + " (" + name + ")"
+                       : gpus.dir->path() + "/" + name + "/information") +
+               ": " + why,
+           EINVAL);
     Gpu g;
     g.minor = *info->minor;
     g.uuid = info->uuid;

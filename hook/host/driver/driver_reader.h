@@ -12,6 +12,7 @@
 #include "base/node_set.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_request.h"
+#include "gpu/identity_cache.h"
 #include "gpu/memory_mode.h"
 #include "gpu/topology_override.h"
 #include "host/fs/host_fs.h"
@@ -21,10 +22,13 @@ namespace gnh {
 // /proc/driver/nvidia/gpus, held open while one evaluation reads it: each GPU's files are opened
 // relative to it, so its path is walked once, not twice per GPU. No directory (the driver is not
 // loaded): no GPUs.
+// With `identities` (a start: host/driver/identity_cache_reader.h), a GPU whose binding is the one
+// cached takes its information file from the cache instead of the driver.
 struct GpuDirectory {
   explicit GpuDirectory(const HostFs& host) : fs(host), dir(host.open_dir("/proc/driver/nvidia/gpus")) {}
   const HostFs& fs;
   std::optional<HostDir> dir;
+  std::optional<IdentityCache> identities;
 };
 
 // The GPUs /proc/driver/nvidia/gpus lists, from their information files, in bus id order. A

@@ -140,6 +140,17 @@ std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_b
   return read_fd(fd.get(), max_bytes, path, end);
 }
 
+std::optional<uint64_t> HostFs::entry_inode(std::string_view host_path) const {
+  std::string path = resolve(host_path);
+  if (path.find('\0') != std::string::npos) fail("refusing to look at '" + path + "': the path has a NUL byte", EINVAL);
+  struct stat st;
+  if (::fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot look at " + path, errno);
+  }
+  return static_cast<uint64_t>(st.st_ino);
+}
+
 std::string HostFs::read_required(std::string_view host_path, size_t max_bytes) const {
   auto text = read(host_path, max_bytes);
   if (!text) fail(resolve(host_path) + " does not exist", ENOENT);

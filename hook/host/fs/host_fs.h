@@ -6,6 +6,7 @@
 // so no caller can mistake "could not read" for "nothing there".
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -97,6 +98,9 @@ class HostFs {
                                   ReadEnd end = ReadEnd::at_eof) const;
   // Same, but absence is a Failure (ENOENT) naming the file.
   std::string read_required(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
+  // The inode number of the entry itself (lstat: a symlink is not followed); nullopt when absent.
+  // Failure otherwise.
+  std::optional<uint64_t> entry_inode(std::string_view host_path) const;
   // Names in a directory, sorted; nullopt when the directory is absent.
   std::optional<std::vector<std::string>> list_dir(std::string_view host_path) const;
   // The directory, held open for reads relative to it; nullopt when absent.

@@ -1,0 +1,111 @@
+#include "gpu/identity_cache.h"
+
+#include <cctype>
+
+namespace gnh {
+
+namespace {
+
+constexpr std::string_view kHeader = "gpu-numa-hook gpu-identities 1\n";
+
+bool all_of(std::string_view s, bool (*ok)(char)) {
+  for (char c : s)
+    if (!ok(c)) return false;
+  return true;
+}
+bool bus_char(char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }
+bool boot_id_char(char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// A decimal without sign, leading zeros or overflow.
+std::optional<uint64_t> decimal(std::string_view s) {
+  if (s.empty() || s.size() > 20 || !all_of(s, digit) || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+// The next line without its '\n'; nullopt when no '\n' ends it.
+std::optional<std::string_view> line(std::string_view text, size_t& at) {
+  const size_t end = text.find('\n', at);
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string_view l = text.substr(at, end - at);
+  at = end + 1;
+  return l;
+}
+
+// Splits "a b c d" on single blanks into exactly n words.
+bool words(std::string_view l, std::string_view* out, size_t n) {
+  for (size_t k = 0; k < n; ++k) {
+    const size_t blank = l.find(' ');
+    if (k + 1 < n) {
+      if (blank == std::string_view::npos) return false;
+      out[k] = l.substr(0, blank);
+      l.remove_prefix(blank + 1);
+    } else {
+      if (blank != std::string_view::npos) return false;
+      out[k] = l;
+    }
+    if (out[k].empty()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const CachedInformation* IdentityCache::find(std::string_view dir) const {
+  for (const auto& g : gpus)
+    if (g.dir == dir) return &g;
+  return nullptr;
+}
+
+std::string identity_cache_text(const IdentityCache& cache) {
+  std::string out(kHeader);
+  out += "boot-id " + cache.boot_id + "\n";
+  for (const auto& g : cache.gpus) {
+    out += "gpu " + g.dir + " " + std::to_string(g.binding) + " " + std::to_string(g.information.size()) + "\n";
+    out += g.information;
+    out += "\n";
+  }
+  return out;
+}
+
+std::optional<IdentityCache> parse_identity_cache(std::string_view text, std::string* why) {
+  auto bad = [&](const std::string& w) -> std::optional<IdentityCache> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  if (text.size() > kMaxIdentityCacheBytes)
+    return bad("larger than " + std::to_string(kMaxIdentityCacheBytes) + " bytes");
+  if (text.substr(0, kHeader.size()) != kHeader) return bad("not a gpu-identities file of format 1");
+  size_t at = kHeader.size();
+  IdentityCache cache;
+  auto boot = line(text, at);
+  if (!boot || boot->substr(0, 8) != "boot-id " || boot->size() < 9 || boot->size() > 8 + 64 ||
+      !all_of(boot->substr(8), boot_id_char))
+    return bad("line 2: not \"boot-id <id>\"");
+  cache.boot_id = std::string(boot->substr(8));
+  while (at < text.size()) {
+    const std::string where = "GPU record " + std::to_string(cache.gpus.size() + 1);
+    if (cache.gpus.size() == kMaxCachedIdentities) return bad("more than " + std::to_string(kMaxCachedIdentities) + " GPUs");
+    auto l = line(text, at);
+    std::string_view w[4];
+    if (!l || !words(*l, w, 4) || w[0] != "gpu") return bad(where + ": not \"gpu <dir> <binding> <bytes>\"");
+    if (w[1].size() > 32 || !all_of(w[1], bus_char)) return bad(where + ": directory '" + std::string(w[1].substr(0, 32)) + "' is not a PCI address");
+    auto binding = decimal(w[2]);
+    auto size = decimal(w[3]);
+    if (!binding || *binding == 0) return bad(where + ": binding is not a positive decimal");
+    if (!size || *size > kMaxCachedInformationBytes) return bad(where + ": byte count is not a decimal up to " + std::to_string(kMaxCachedInformationBytes));
+    if (text.size() - at < *size + 1 || text[at + *size] != '\n') return bad(where + ": the text is cut short");
+    if (cache.find(w[1])) return bad(where + ": directory " + std::string(w[1]) + " twice");
+    cache.gpus.push_back({std::string(w[1]), *binding, std::string(text.substr(at, *size))});
+    at += *size + 1;
+  }
+  return cache;
+}
+
+}  // namespace gnh
