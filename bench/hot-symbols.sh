@@ -2,7 +2,7 @@
 # The functions gpu-numa-hook runs on a container start, for lld to lay side by side at the start
 # of .text (cmake/hot-text.cmake says why). valgrind's callgrind records every function each path
 # runs, from exec to exit, on the benchmark's ac922 fixture: the fast path first (most starts),
-# then check, the CUDA requirement and a patch.
+# then check (without and with the GPU identity cache), the CUDA requirement and a patch.
 #
 #   bash bench/hot-symbols.sh BUILD_DIR...        rewrites hook/cli/hot_symbols.txt from these builds' hooks
 #   bash bench/hot-symbols.sh --check BUILD_DIR   the test: fails when the list or the layout went stale
@@ -66,7 +66,7 @@ glibc_extras() {
         __pthread_mutex_lock pthread_mutex_lock ___pthread_mutex_unlock __pthread_mutex_unlock
 }
 
-# paths_of BUILD TAG: the four paths of BUILD's hook, in $WORK/TAG.*.fn and $WORK/TAG.extras.
+# paths_of BUILD TAG: the five paths of BUILD's hook, in $WORK/TAG.*.fn and $WORK/TAG.extras.
 paths_of() {
     BUILD=$1 TAG=$2 HOOK=$1/gpu-numa-hook
     rm -rf "$WORK/ok" "$WORK/stale"
@@ -74,9 +74,19 @@ paths_of() {
     "$BUILD/bench/make_fixture" ac922 stale "$WORK/stale" "$REPO/config/config.toml" >/dev/null
     run fast ok nogpu 'msg="no GPU requested (fast path)"'
     run check ok gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
+    # The check path again, with the GPU identity cache that `topology --refresh` writes (its NVML
+    # part fails here, after the cache is written).
+    rm -rf "$WORK/cached"
+    "$BUILD/bench/make_fixture" ac922 ok "$WORK/cached" "$REPO/config/config.toml" >/dev/null
+    mkdir -p "$WORK/cached/root/proc/sys/kernel/random"
+    cat /proc/sys/kernel/random/boot_id >"$WORK/cached/root/proc/sys/kernel/random/boot_id"
+    "$HOOK" --host-root "$WORK/cached/root" topology --refresh >/dev/null 2>&1 || true
+    [ -s "$WORK/cached/root/run/gpu-numa-hook/gpu-identities" ] ||
+        { echo "hot-symbols.sh: topology --refresh wrote no GPU identity cache" >&2; exit 1; }
+    run cached cached gpu 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
     run cuda ok gpu-cuda 'action=allow gpus=/dev/nvidia0(0004:04:00.0)'
     run patch stale gpu 'action=patch'
-    glibc_extras "$WORK/$TAG".{fast,check,cuda,patch}.fn >"$WORK/$TAG.extras"
+    glibc_extras "$WORK/$TAG".{fast,check,cached,cuda,patch}.fn >"$WORK/$TAG.extras"
 }
 
 if [ $CHECK = 0 ]; then
@@ -89,7 +99,7 @@ if [ $CHECK = 0 ]; then
         echo "# The functions gpu-numa-hook runs on a container start, fast path first: lld lays them out"
         echo "# in this order at the start of .text (cmake/hot-text.cmake). Made by bench/hot-symbols.sh"
         echo "# from build and build-bench; regenerate it when that script's --check (a ctest) says so."
-        for path in fast check cuda patch; do cat "$WORK"/*."$path".fn | LC_ALL=C sort -u; done
+        for path in fast check cached cuda patch; do cat "$WORK"/*."$path".fn | LC_ALL=C sort -u; done
         cat "$WORK"/*.extras
     } | awk '/^#/ || !seen[$0]++' >"$LIST"
     echo "hot-symbols.sh: $(grep -vc '^#' "$LIST") functions written to $LIST"
@@ -98,7 +108,7 @@ fi
 
 paths_of "$1" 1
 fail=0
-missing=$(cat "$WORK"/1.{fast,check,cuda,patch}.fn | grep '^_Z' | awk '!seen[$0]++' |
+missing=$(cat "$WORK"/1.{fast,check,cached,cuda,patch}.fn | grep '^_Z' | awk '!seen[$0]++' |
     grep -vxF -f <(grep -v '^#' "$LIST") || true)
 if [ -n "$missing" ]; then
     echo "FAIL: $(wc -l <<<"$missing") C++ functions the hook runs are not in hook/cli/hot_symbols.txt, so lld leaves them" \
@@ -106,7 +116,7 @@ if [ -n "$missing" ]; then
     sed -n 1,5p <<<"$missing" | sed 's/^/    /'
     fail=1
 else
-    echo "ok: every C++ function of the fast, check, CUDA and patch paths is in hook/cli/hot_symbols.txt"
+    echo "ok: every C++ function of the fast, check (with and without the identity cache), CUDA and patch paths is in hook/cli/hot_symbols.txt"
 fi
 # The fast path's functions, by address: how many 64 KiB windows the kernel maps for them.
 windows=$(nm --defined-only "$HOOK" | awk 'NR == FNR { want[$0] = 1; next }
