@@ -212,12 +212,13 @@ bool HostFs::dir_exists_beneath(std::string_view base, std::string_view rel) con
 
 namespace {
 // Calls each(name, d_type) for every entry of the open directory fd but "." and "..", from its
-// start, with getdents64 on the descriptor itself (fdopendir would take it, and a DIR allocates).
-// Returns false when the directory was removed; Failure when it cannot be listed: a listing cut
-// short would hide cgroups.
+// start (`rewind`: a descriptor listed before; a fresh one is at its start already), with
+// getdents64 on the descriptor itself (fdopendir would take it, and a DIR allocates). Returns false
+// when the directory was removed; Failure when it cannot be listed: a listing cut short would hide
+// cgroups.
 template <typename Each>
-bool for_each_entry(int fd, std::string_view what, Each&& each) {
-  if (::lseek(fd, 0, SEEK_SET) < 0) fail_errno("cannot list " + std::string(what), errno);
+bool for_each_entry(int fd, std::string_view what, bool rewind, Each&& each) {
+  if (rewind && ::lseek(fd, 0, SEEK_SET) < 0) fail_errno("cannot list " + std::string(what), errno);
   alignas(8) char buf[32 * 1024];
   while (true) {
     long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
@@ -244,36 +245,22 @@ bool for_each_entry(int fd, std::string_view what, Each&& each) {
   }
 }
 
-// Takes ownership of dfd. readdir errors are reported: a listing cut short would hide cgroups.
+// Whether the entry `name` of the open directory fd is a directory, from getdents64's type where
+// the filesystem gives one, else from the entry itself (a symlink to a directory is not one).
+bool is_subdir(int fd, const char* name, unsigned char type) {
+  if (type != DT_UNKNOWN) return type == DT_DIR;
+  struct stat st;
+  return ::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Takes ownership of dfd, freshly opened. Errors are reported: a listing cut short would hide cgroups.
 std::vector<std::string> list_fd(int dfd, bool dirs_only, const std::string& what) {
+  Fd fd(dfd);
   std::vector<std::string> names;
-  DIR* d = ::fdopendir(dfd);
-  if (!d) {
-    int err = errno;
-    ::close(dfd);
-    fail_errno("cannot list " + what, err);
-  }
-  while (true) {
-    errno = 0;
-    struct dirent* e = ::readdir(d);
-    if (!e) {
-      int err = errno;
-      ::closedir(d);
-      if (err != 0) fail_errno("cannot list " + what, err);
-      break;
-    }
-    std::string_view n = e->d_name;
-    if (n == "." || n == "..") continue;
-    if (dirs_only) {
-      bool is_dir = e->d_type == DT_DIR;
-      if (e->d_type == DT_UNKNOWN) {
-        struct stat st;
-        is_dir = ::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-      }
-      if (!is_dir) continue;
-    }
-    names.emplace_back(n);
-  }
+  const bool listed = for_each_entry(dfd, what, false, [&](const char* nm, unsigned char type) {
+    if (!dirs_only || is_subdir(dfd, nm, type)) names.emplace_back(nm);
+  });
+  if (!listed) fail_errno("cannot list " + what, ENOENT);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -388,13 +375,8 @@ bool BeneathDir::read(const char* name, std::string* out, std::string_view what,
 }
 
 bool BeneathDir::subdirs(std::vector<std::string>* names, std::string_view what) const {
-  return for_each_entry(fd_, what, [&](const char* nm, unsigned char type) {
-    bool is_dir = type == DT_DIR;
-    if (type == DT_UNKNOWN) {
-      struct stat st;
-      is_dir = ::fstatat(fd_, nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-    }
-    if (is_dir) names->emplace_back(nm);
+  return for_each_entry(fd_, what, true, [&](const char* nm, unsigned char type) {
+    if (is_subdir(fd_, nm, type)) names->emplace_back(nm);
   });
 }
 
@@ -416,7 +398,7 @@ std::optional<std::string> HostDir::read(std::string_view rel, size_t max_bytes,
 
 std::vector<std::string> HostDir::names() const {
   std::vector<std::string> out;
-  if (!for_each_entry(fd_, path_, [&](const char* nm, unsigned char) { out.emplace_back(nm); }))
+  if (!for_each_entry(fd_, path_, true, [&](const char* nm, unsigned char) { out.emplace_back(nm); }))
     fail_errno("cannot list " + path_, ENOENT);
   std::sort(out.begin(), out.end());
   return out;
