@@ -49,8 +49,9 @@ std::optional<std::string> visible_devices(const oci::Spec& spec) {
   return std::nullopt;
 }
 
+// "u" (unbuffered character device) is a character device to runc and crun alike.
 bool is_gpu_device(const oci::LinuxDevice& d) {
-  return d.type == "c" && d.major == kNvidiaMajor && d.minor >= 0 && d.minor < kNvidiactlMinor;
+  return (d.type == "c" || d.type == "u") && d.major == kNvidiaMajor && d.minor >= 0 && d.minor < kNvidiaModesetMinor;
 }
 
 bool is_index_pair(std::string_view ref) {

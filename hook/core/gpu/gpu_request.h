@@ -56,6 +56,10 @@ bool is_mig_reference(std::string_view ref);
 
 constexpr size_t kMaxMigReferences = 448;
 constexpr int kNvidiaMajor = 195;
+// 195:N below these is a GPU. 254 is /dev/nvidia-modeset, which NVIDIA's CDI specs add to every
+// GPU device (it names no GPU), 255 /dev/nvidiactl. /dev/nvidia-uvm* and /dev/nvidia-caps/* have
+// majors of their own.
+constexpr int kNvidiaModesetMinor = 254;
 constexpr int kNvidiactlMinor = 255;
 constexpr const char* kVisibleDevicesEnv = "NVIDIA_VISIBLE_DEVICES";
 constexpr const char* kDeviceMountDir = "/var/run/nvidia-container-devices/";

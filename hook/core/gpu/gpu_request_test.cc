@@ -77,6 +77,43 @@ TEST_CASE("linux.devices: major 195 minors below 255 whatever the path") {
   CHECK(req.sources == std::vector<std::string>{"linux.devices"});
 }
 
+// NVIDIA's CDI specs give every GPU device /dev/nvidia-modeset (195:254) beside /dev/nvidiaN, and
+// the common edits add /dev/nvidiactl (195:255) and /dev/nvidia-uvm* (a major of their own).
+// Only nvidiaN names a GPU: modeset counted would read every GPU's information file for nothing
+// and log an unresolved reference on every CDI start.
+TEST_CASE("linux.devices: a CDI GPU device's nodes name exactly its GPU; modeset, ctl and uvm none") {
+  oci::Spec s;
+  s.devices.push_back({"/dev/nvidia0", "c", 195, 0});
+  s.devices.push_back({"/dev/nvidia-modeset", "c", 195, 254});
+  s.devices.push_back({"/dev/nvidiactl", "c", 195, 255});
+  s.devices.push_back({"/dev/nvidia-uvm", "c", 510, 0});
+  s.devices.push_back({"/dev/nvidia-uvm-tools", "c", 510, 1});
+  s.devices.push_back({"/dev/nvidia-caps/nvidia-cap1", "c", 235, 1});
+  auto req = resolve_gpu_request(s, four_gpus());
+  CHECK(req.gpus == std::vector<size_t>{0});
+  CHECK(req.unresolved.empty());
+  auto want = identities_wanted(s);
+  REQUIRE(want);
+  CHECK(want->minors == std::vector<unsigned>{0});
+
+  oci::Spec modeset_only;
+  modeset_only.devices.push_back({"/dev/nvidia-modeset", "c", 195, 254});
+  modeset_only.devices.push_back({"/dev/nvidiactl", "c", 195, 255});
+  CHECK_FALSE(may_request_gpus(modeset_only));
+  CHECK(resolve_gpu_request(modeset_only, four_gpus()).unresolved.empty());
+  CHECK_FALSE(identities_wanted(modeset_only));
+}
+
+// runc and crun make type "u" (unbuffered) a character device, as "c".
+TEST_CASE("linux.devices: type u is a character device as c is") {
+  oci::Spec s;
+  s.devices.push_back({"/dev/nvidia3", "u", 195, 3});
+  CHECK(may_request_gpus(s));
+  CHECK(ids(s) == std::vector<size_t>{3});
+  REQUIRE(identities_wanted(s));
+  CHECK(identities_wanted(s)->minors == std::vector<unsigned>{3});
+}
+
 TEST_CASE("volume-mount form and CDI annotations") {
   oci::Spec mounts;
   mounts.mounts.push_back({"/var/run/nvidia-container-devices/1", "/dev/null"});
