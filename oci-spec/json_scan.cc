@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "member_check.h"
+
 namespace oci {
 
 namespace {
@@ -239,6 +241,7 @@ struct Frame {
   bool tracked;         // an object on a wanted path: its keys are compared (its key is in `prefix`)
   size_t start;         // offset of its '{' or '['
   uint64_t record = 0;  // wanted paths whose value this container is
+  uint64_t seen = 0;    // tracked objects: wanted paths whose key at this depth was met
 };
 
 char closer(char opener) { return opener == '{' ? '}' : ']'; }
@@ -309,22 +312,35 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
       if (mask & 1) out.values[k] = text.substr(begin, end - begin);
   };
   // At a key of a tracked object: a later duplicate replaces the earlier value and everything
-  // below it, as in nlohmann's document; then say what the value will be.
-  auto on_key = [&](std::string_view key) {
+  // below it, as in nlohmann's document; then say what the value will be. A wanted key met twice,
+  // or met in another case, makes the text ambiguous (runtimes read it otherwise).
+  auto on_key = [&](std::string_view key, Frame& frame) {
     const size_t depth = prefix.size();
     pending_record = 0;
     pending_tracked = false;
     pending_key = key;
+    uint64_t matched = 0;
+    bool other_case = false;
     for (size_t k = 0; k < wanted.size(); ++k) {
       const MemberPath& w = wanted[k];
-      if (w.size() <= depth || w[depth] != key) continue;
+      if (w.size() <= depth) continue;
+      const bool exact = w[depth] == key;
+      // the case check costs a compare only for keys that are none of ours (their first bytes differ)
+      if (!exact && (matched || other_case || !same_but_case(key, w[depth]))) continue;
       bool on_path = true;
       for (size_t d = 0; d < depth && on_path; ++d) on_path = w[d] == prefix[d];
       if (!on_path) continue;
+      if (!exact) {
+        other_case = true;
+        continue;
+      }
+      matched |= uint64_t{1} << k;
       out.values[k].reset();
       if (w.size() == depth + 1) pending_record |= uint64_t{1} << k;
       else pending_tracked = true;
     }
+    if ((frame.seen & matched) || (other_case && !matched)) out.ambiguous = true;
+    frame.seen |= matched;
   };
 
   enum class Want { value, value_or_close, key_or_close, key, comma_or_close, end };
@@ -375,7 +391,7 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
         if (stack.back().tracked) {
           // nlohmann compares keys unescaped; an escaped key on a path we follow is left to it
           if (escaped) return std::nullopt;
-          on_key(text.substr(start + 1, s.pos() - start - 2));
+          on_key(text.substr(start + 1, s.pos() - start - 2), stack.back());
         } else {
           pending_record = 0;
           pending_tracked = false;

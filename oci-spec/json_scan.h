@@ -26,6 +26,10 @@ struct LocatedMembers {
   std::vector<std::optional<std::string_view>> values;
   size_t root_close = 0;    // offset of the top-level object's closing '}'
   bool root_empty = false;  // the top-level object has no members
+  // An object on a wanted path has a wanted key twice, or a key that is a wanted one but for case
+  // (member_check.h's same_but_case): runtimes would read it otherwise. Callers then ask
+  // member_check.h for the line naming it.
+  bool ambiguous = false;
 };
 
 // nullopt: `text` is not a JSON object as nlohmann::json::parse accepts it, or it needs nlohmann

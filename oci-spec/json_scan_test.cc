@@ -118,3 +118,21 @@ TEST_CASE("json scan: a special byte at every place of a long string, as nlohman
     }
   }
 }
+
+// A wanted key twice in one object, or in another case, is flagged for member_check.h to name;
+// keys off the wanted paths, and the same key in two different objects, are not.
+TEST_CASE("json scan: a wanted key twice or in another case makes the text ambiguous") {
+  auto ambiguous = [](std::string_view text) {
+    auto found = locate_members(text, {{"linux", "devices"}, {"process"}});
+    REQUIRE(found);
+    return found->ambiguous;
+  };
+  CHECK(ambiguous(R"({"linux":{"devices":[]},"linux":{}})"));
+  CHECK(ambiguous(R"({"linux":{"devices":[],"devices":[]}})"));
+  CHECK(ambiguous(R"({"LINUX":{"devices":[]}})"));
+  CHECK(ambiguous(R"({"linux":{"Devices":[]}})"));
+  CHECK(ambiguous(R"({"process":1,"Process":2})"));
+  CHECK(ambiguous("{\"proce\xC5\xBFs\":1}"));  // U+017F, which Go folds to s
+  CHECK_FALSE(ambiguous(R"({"linux":{"devices":[{"devices":1,"devices":2}]},"process":{"linux":1,"LINUX":2}})"));
+  CHECK_FALSE(ambiguous(R"({"root":1,"root":2,"linux":{"sysctl":1,"Sysctl":2},"processes":1,"linu":1})"));
+}

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include "base/text.h"
+
 #include "json_fields.h"
 #include "json_scan.h"
+#include "member_check.h"
 
 namespace oci {
 
@@ -18,6 +21,22 @@ const std::vector<MemberPath>& spec_members() {
       {"linux"},   {"linux", "cgroupsPath"}, {"linux", "devices"},
       {"linux", "resources"}, {"linux", "resources", "cpu"}, {"linux", "resources", "cpu", "mems"}};
   return paths;
+}
+
+// The same members as shapes, for member_check.h: what runtimes must read as we do.
+const Shape& spec_shape() {
+  static const Shape device{{{"path"}, {"type"}, {"major"}, {"minor"}}};
+  static const Shape mount{{{"destination"}, {"source"}}};
+  static const Shape cpu{{{"mems"}}};
+  static const Shape resources{{{"cpu", &cpu}}};
+  static const Shape linux{{{"cgroupsPath"}, {"devices", nullptr, &device}, {"resources", &resources}}};
+  static const Shape process{{{"env"}}};
+  static const Shape root{{{"process", &process}, {"mounts", nullptr, &mount}, {"annotations"}, {"linux", &linux}}};
+  return root;
+}
+
+void refuse_misread(std::string_view text) {
+  if (auto why = misread_member(text, spec_shape(), "config.json")) throw MisreadSpec(*why);
 }
 
 // Indexes in spec_members() of the arrays read from the text, without nlohmann.
@@ -45,7 +64,7 @@ std::optional<std::vector<T>> plain_objects(std::string_view array_text, const s
   out.reserve(elements->size());
   for (std::string_view e : *elements) {
     std::optional<LocatedMembers> m = locate_members(e, members);
-    if (!m) return std::nullopt;
+    if (!m || m->ambiguous) return std::nullopt;  // member_check.h then names the member
     std::optional<T> item = make(*m);
     if (!item) return std::nullopt;
     out.push_back(std::move(*item));
@@ -169,6 +188,32 @@ Spec spec_from(const json& j) {
   return s;
 }
 
+// Devices the runtimes would make otherwise than we read them. A type other than the OCI spec's
+// four: runc refuses it, crun makes a character device of it (any type but "b" and "p"). A
+// number past Linux's (major 12 bits, minor 20): runc passes the low 32 bits of each to
+// unix.Mkdev and the kernel's mknod keeps 12 and 20 of them (major 4291 or 195 + 2^32 makes
+// 195), crun's makedev keeps 32 bits. Emulating each runtime's truncation would tie us to their
+// code; no real device has such numbers, so they are refused. -1 is an absent number (runc and
+// crun refuse it as a node's).
+void check_devices(const Spec& s) {
+  constexpr long long kMaxMajor = 4095, kMaxMinor = (1 << 20) - 1;
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    const LinuxDevice& d = s.devices[i];
+    const std::string what = "config.json linux.devices[" + std::to_string(i) + "] (" +
+                             gnh::one_line(d.path.substr(0, 100)) + ")";
+    if (d.type != "c" && d.type != "u" && d.type != "b" && d.type != "p")
+      throw MisreadSpec(what + " has type \"" + gnh::one_line(d.type.substr(0, 20)) +
+                        "\": runc refuses it and crun makes a character device; use \"c\", \"u\", \"b\" or \"p\"");
+    auto check = [&](long long n, long long max, const char* name) {
+      if (n == -1 || (n >= 0 && n <= max)) return;
+      throw MisreadSpec(what + " has " + name + " " + std::to_string(n) + ", not a Linux device number (0-" +
+                        std::to_string(max) + "): runtimes cut it to another device's; write the device's own numbers");
+    };
+    check(d.major, kMaxMajor, "major");
+    check(d.minor, kMaxMinor, "minor");
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> Spec::env_value(std::string_view key) const {
@@ -183,23 +228,31 @@ std::optional<std::string> Spec::env_value(std::string_view key) const {
 Spec parse_spec_whole(std::string_view text) {
   json j = parse_json(text, "config.json");
   if (!j.is_object()) throw ParseError("config.json must be a JSON object, not " + type_name(j));
-  return spec_from(j);
+  refuse_misread(text);
+  Spec s = spec_from(j);
+  check_devices(s);
+  return s;
 }
 
 Spec parse_spec(std::string_view text) {
   std::optional<LocatedMembers> found = locate_members(text, spec_members());
   if (!found) return parse_spec_whole(text);  // invalid, or a form left to nlohmann: its verdict
-  // Arrays read from the text already are not built into the document.
+  // Arrays read from the text already are not built into the document. Their elements' members
+  // are checked as they are read; where one is not read here, member_check.h looks at the text.
+  bool check_members = found->ambiguous;
   std::optional<std::vector<Mount>> mounts;
   if (auto& m = found->values[kMountsMember]) {
     mounts = plain_mounts(*m);
     if (mounts) m.reset();
+    else check_members = true;
   }
   std::optional<std::vector<LinuxDevice>> devices;
   if (auto& d = found->values[kDevicesMember]) {
     devices = plain_devices(*d);
     if (devices) d.reset();
+    else check_members = true;
   }
+  if (check_members) refuse_misread(text);
   std::optional<std::vector<std::string>> env;
   if (auto& e = found->values[kEnvMember]) {
     env = plain_env(*e);
@@ -209,6 +262,7 @@ Spec parse_spec(std::string_view text) {
   if (mounts) s.mounts = std::move(*mounts);
   if (devices) s.devices = std::move(*devices);
   if (env) s.env = std::move(*env);
+  check_devices(s);
   return s;
 }
 

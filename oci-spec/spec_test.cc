@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "member_check.h"
 #include "parse_error.h"
 
 using namespace oci;
@@ -59,11 +60,12 @@ TEST_CASE("mounts: the text's way and nlohmann's agree, escapes, nulls and error
   REQUIRE(m.size() == 2);
   CHECK(m[0].destination == "/proc");
   CHECK(m[1].source == "/dev/null");
-  m = same_as_whole(R"([{"destination":"/a\/b\u00e9","source":null}, {"destination":"/x","destination":"/y"}])");
+  m = same_as_whole(R"([{"destination":"/a\/b\u00e9","source":null}, {"destination":"/x"}])");
   REQUIRE(m.size() == 2);
   CHECK(m[0].destination == "/a/b\u00e9");
   CHECK(m[0].source.empty());
-  CHECK(m[1].destination == "/y");  // the last of duplicate keys, as nlohmann keeps it
+  CHECK(m[1].destination == "/x");
+  same_as_whole(R"([{"destination":"/x","destination":"/y"}])");  // refused both ways alike
   CHECK(same_as_whole("[]").empty());
   same_as_whole("null");
   same_as_whole(R"({"destination":"/x"})");  // not an array: the error names it
@@ -96,11 +98,15 @@ TEST_CASE("devices and env: the text's way and nlohmann's agree, integers, nulls
   REQUIRE(s.devices.size() == 2);
   CHECK(s.devices[1].minor == 255);
   CHECK(s.env.at(1) == "NVIDIA_VISIBLE_DEVICES=all");
-  s = same_as_whole(R"([])", R"([{"path":"/dev/x","major":null}, {"path":"/dev/y","major":-7,"minor":-0}, {}])");
+  s = same_as_whole(R"([])", R"([{"path":"/dev/x","type":"p","major":null}, {"path":"/dev/y","type":"c","major":7,"minor":-0},
+                                {"type":"b"}])");
   REQUIRE(s.devices.size() == 3);
   CHECK(s.devices[0].major == -1);  // null reads as absent
-  CHECK(s.devices[1].major == -7);
+  CHECK(s.devices[1].major == 7);
+  CHECK(s.devices[1].minor == 0);
   CHECK(s.devices[2].path.empty());
+  same_as_whole("[]", R"([{"path":"/dev/y","type":"c","major":-7}])");  // refused both ways alike
+  same_as_whole("[]", R"([{"path":"/dev/y","type":"c","major":195,"minor":0,"minor":1}])");
   // forms left to nlohmann: its values or its errors
   same_as_whole(R"(["A=\u0031"])", "[]");
   same_as_whole(R"(["A=1", 2])", "[]");
@@ -114,4 +120,85 @@ TEST_CASE("devices and env: the text's way and nlohmann's agree, integers, nulls
   same_as_whole("[]", R"([{"path":5}])");
   same_as_whole("[]", R"(["/dev/x"])");
   same_as_whole("[]", R"({"path":"/dev/x"})");
+}
+
+namespace {
+
+// parse_spec's error, checked to be parse_spec_whole's too (the scanner's way and nlohmann's).
+std::string misread(const std::string& doc) {
+  std::string fast, whole;
+  try { parse_spec(doc); } catch (const MisreadSpec& e) { fast = e.what(); } catch (const ParseError& e) { fast = std::string("not misread: ") + e.what(); }
+  try { parse_spec_whole(doc); } catch (const MisreadSpec& e) { whole = e.what(); } catch (const ParseError& e) { whole = std::string("not misread: ") + e.what(); }
+  CHECK(fast == whole);
+  return fast;
+}
+
+const char* kGpu = R"({"path":"/dev/nvidia0","type":"c","major":195,"minor":0})";
+
+}  // namespace
+
+// runc (Go's encoding/json) takes a key that is ours but for case as ours, and reads two equal keys
+// as one (the last scalar, objects merged); crun (libocispec over yajl) takes only the first and
+// ignores other spellings. Either way a container could get /dev/nvidia0 while we read no GPU.
+TEST_CASE("config.json: a member we read spelled in another case is refused, naming it") {
+  CHECK(misread(std::string(R"({"LINUX":{"devices":[)") + kGpu + "]}}") ==
+        R"(config.json has "LINUX" at the top level where the OCI spec has "linux"; runc reads it as that member, crun ignores it: spell it "linux")");
+  CHECK(misread(std::string(R"({"linux":{"Devices":[)") + kGpu + "]}}") ==
+        R"(config.json has "Devices" in linux where the OCI spec has "devices"; runc reads it as that member, crun ignores it: spell it "devices")");
+  CHECK(misread(R"({"process":{"Env":["NVIDIA_VISIBLE_DEVICES=all"]}})") ==
+        R"(config.json has "Env" in process where the OCI spec has "env"; runc reads it as that member, crun ignores it: spell it "env")");
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/nvidia0","Type":"c","major":195,"minor":0}]}})") ==
+        R"(config.json has "Type" in linux.devices[0] where the OCI spec has "type"; runc reads it as that member, crun ignores it: spell it "type")");
+  CHECK(misread(R"({"mounts":[{"destination":"/a"},{"DESTINATION":"/var/run/nvidia-container-devices/0"}]})") ==
+        R"(config.json has "DESTINATION" in mounts[1] where the OCI spec has "destination"; runc reads it as that member, crun ignores it: spell it "destination")");
+  CHECK(misread(R"({"linux":{"resources":{"CPU":{"mems":"0"}}}})").find(R"("CPU" in linux.resources)") != std::string::npos);
+  // Go folds U+017F (long s) to s and U+212A (Kelvin sign) to k; an escaped key is unescaped first
+  CHECK(misread("{\"proce\xC5\xBFs\":{\"env\":[]}}").find("where the OCI spec has \"process\"") != std::string::npos);
+  CHECK(misread(R"({"\u004cinux":{}})").find(R"(has "Linux" at the top level)") != std::string::npos);
+  // members we do not read, annotation keys (a map: runc keeps their case) and the values are free
+  Spec s = parse_spec(R"({"Hostname":"x","hostname":"y","annotations":{"A":"1","a":"2"},"linux":{"Sysctl":{}},"process":{"env":["Env=LINUX"]}})");
+  CHECK(s.annotations.size() == 2);
+  CHECK(s.env.at(0) == "Env=LINUX");
+}
+
+TEST_CASE("config.json: a member we read given twice is refused, naming it") {
+  CHECK(misread(std::string(R"({"linux":{"devices":[)") + kGpu + R"(]},"linux":{"cgroupsPath":"/x"}})") ==
+        R"(config.json has "linux" twice at the top level; runc and crun would not read the same one: write it once)");
+  CHECK(misread(std::string(R"({"linux":{"devices":[)") + kGpu + R"(],"devices":[]}})") ==
+        R"(config.json has "devices" twice in linux; runc and crun would not read the same one: write it once)");
+  CHECK(misread(R"({"process":{"env":["NVIDIA_VISIBLE_DEVICES=all"],"env":[]}})").find(R"("env" twice in process)") != std::string::npos);
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/nvidia0","type":"c","major":195,"minor":0,"minor":255}]}})") ==
+        R"(config.json has "minor" twice in linux.devices[0]; runc and crun would not read the same one: write it once)");
+  CHECK(misread(R"({"linux":{"resources":{"cpu":{"mems":"0","mems":"8"}}}})").find(R"("mems" twice in linux.resources.cpu)") != std::string::npos);
+  CHECK(misread(R"({"mounts":[],"mounts":[]})").find(R"("mounts" twice at the top level)") != std::string::npos);
+  // the first in the document is named, whichever way the text is read
+  CHECK(misread(R"({"linux":{"devices":[{"type":"c","type":"c"}]},"linux":{},"hook\u0073":{}})") ==
+        R"(config.json has "type" twice in linux.devices[0]; runc and crun would not read the same one: write it once)");
+  // keys we do not read may repeat (their reading is the runtimes' business alone)
+  CHECK(parse_spec(R"({"root":{"path":"a"},"root":{"path":"b"},"linux":{"sysctl":{},"sysctl":{}}})").devices.empty());
+}
+
+// runc and crun make a character device of type "u" as of "c"; any type but the spec's four
+// runc refuses and crun makes a character device of. Numbers past Linux's 12-bit major and 20-bit
+// minor are cut down by both (195 + 2^32 makes 195), so they are refused rather than guessed.
+TEST_CASE("config.json: device types and numbers the runtimes would read otherwise") {
+  Spec u = parse_spec(R"({"linux":{"devices":[{"path":"/dev/nvidia1","type":"u","major":195,"minor":1}]}})");
+  CHECK(u.devices.at(0).type == "u");
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/nvidia0","type":"c","major":195,"minor":4294967296}]}})") ==
+        "config.json linux.devices[0] (/dev/nvidia0) has minor 4294967296, not a Linux device number (0-1048575): "
+        "runtimes cut it to another device's; write the device's own numbers");
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","type":"c","major":4294967491,"minor":0}]}})") ==
+        "config.json linux.devices[0] (/dev/x) has major 4294967491, not a Linux device number (0-4095): "
+        "runtimes cut it to another device's; write the device's own numbers");
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","type":"c","major":4291,"minor":0}]}})").find("major 4291,") != std::string::npos);
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","type":"c","major":-195,"minor":0}]}})").find("major -195,") != std::string::npos);
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","type":"c","major":195,"minor":1048576}]}})").find("minor 1048576,") != std::string::npos);
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","type":"x","major":195,"minor":0}]}})") ==
+        R"(config.json linux.devices[0] (/dev/x) has type "x": runc refuses it and crun makes a character device; use "c", "u", "b" or "p")");
+  CHECK(misread(R"({"linux":{"devices":[{"path":"/dev/x","major":195,"minor":0}]}})").find(R"(has type "")") != std::string::npos);
+  // the largest numbers Linux has, and -1 (absent), are read as they are
+  Spec edge = parse_spec(R"({"linux":{"devices":[{"path":"/dev/a","type":"c","major":4095,"minor":1048575},
+                                                  {"path":"/dev/b","type":"c","major":195,"minor":-1}]}})");
+  CHECK(edge.devices.at(0).major == 4095);
+  CHECK(edge.devices.at(1).minor == -1);
 }
