@@ -24,6 +24,7 @@
 #include "host/oci/stdin_reader.h"
 #include "host/systemd/systemd_durable.h"
 #include "host/sandbox/watchdog.h"
+#include "member_check.h"
 #include "report/container_names.h"
 #include "state.h"
 
@@ -177,6 +178,8 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
       if (failed && v.level == "info") v.level = "warn";
     }
     return finish(v);
+  } catch (const oci::MisreadSpec& e) {
+    return finish(verdict_for_misread_spec(rec.container, e.what()));
   } catch (const Error& e) {
     return finish(verdict_for_error(rec.container, e.what(), on_error));
   } catch (const std::exception& e) {

@@ -17,6 +17,16 @@ Verdict verdict_for_decision(const std::string& container, const Decision& d) {
   return v;
 }
 
+Verdict verdict_for_misread_spec(const std::string& container, const std::string& what) {
+  Verdict v;
+  v.exit_code = 1;
+  v.level = "error";
+  v.action = "refuse";
+  v.message = what;
+  v.stderr_line = refusal_line(container, what);
+  return v;
+}
+
 Verdict verdict_for_patch(const std::string& container, const Decision& d, const PatchOutcome& p,
                           const std::string& gpus, const std::string& cgroup, OnErrorPolicy on_error) {
   if (!p.ok && !p.locked) return verdict_for_error(container, p.error, on_error);

@@ -27,6 +27,11 @@ Verdict verdict_for_decision(const std::string& container, const Decision& d);
 Verdict verdict_for_patch(const std::string& container, const Decision& d, const PatchOutcome& p,
                           const std::string& gpus, const std::string& cgroup, OnErrorPolicy on_error);
 
+// config.json has members the runtimes would read otherwise than we do (oci::MisreadSpec): the
+// container could get a GPU we do not see. The container's own problem, refused (exit 1) whatever
+// on-error says, as a refused decision is.
+Verdict verdict_for_misread_spec(const std::string& container, const std::string& what);
+
 // The hook could not do its job (bad input, an unreadable file, the deadline): exit 2 and refuse
 // under on-error=refuse, else log it and let the container start (exit 0).
 Verdict verdict_for_error(const std::string& container, const std::string& what, OnErrorPolicy on_error);

@@ -74,6 +74,16 @@ TEST_CASE("verdict: a hook error follows on-error - only refuse prints") {
   CHECK(refuse.stderr_line == "gpu-numa-hook: container c1: error: bad state");
 }
 
+// A config.json the runtimes read otherwise could hide a GPU from us: refused whatever on-error says.
+TEST_CASE("verdict: a config.json the runtimes would read otherwise is refused, not left to on-error") {
+  Verdict v = verdict_for_misread_spec("c1", "config.json has \"linux\" twice at the top level");
+  CHECK(v.exit_code == 1);
+  CHECK(v.level == "error");
+  CHECK(v.action == "refuse");
+  CHECK(v.message == "config.json has \"linux\" twice at the top level");
+  CHECK(v.stderr_line == "gpu-numa-hook: container c1: refusing start: config.json has \"linux\" twice at the top level");
+}
+
 TEST_CASE("verdict: the next hook's failure stops the start with its exit status - only a hang or no-run is worded") {
   Verdict failed = verdict_for_next_hook("c1", {"/usr/bin/nvidia-container-runtime-hook", "", false, 3, 30000});
   CHECK(failed.exit_code == 3);
