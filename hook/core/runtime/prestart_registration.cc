@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "json_scan.h"
+#include "member_check.h"
 #include "runtime/json_object.h"
 
 namespace gnh {
@@ -59,10 +60,33 @@ bool add_to_hooks(nlohmann::ordered_json& hooks, const oci::HookEntry& ours) {
   return true;
 }
 
+// What the runtimes must read as we do. hooks: we parse it and write it back, and nlohmann keeps
+// only the last of two equal keys where crun reads the first (an engine's hook, or ours, would be
+// lost), so every key in it is unique; "Hooks" or "Prestart" runc reads as ours and crun ignores.
+const oci::Shape& hooks_shape() {
+  static const oci::Shape hooks{{{"prestart"}, {"createRuntime"}}, true};
+  return hooks;
+}
+const oci::Shape& root_shape() {
+  static const oci::Shape root{{{"hooks", &hooks_shape()}}};
+  return root;
+}
+// The whole document is written back: every key in it unique.
+const oci::Shape& whole_shape() {
+  static const oci::Shape root{{{"hooks", &hooks_shape()}}, true};
+  return root;
+}
+
+void refuse_misread(std::string_view text, const oci::Shape& shape, std::string_view at) {
+  if (auto why = oci::misread_member(text, shape, "config.json", at))
+    throw oci::MisreadSpec(*why + " (config.json left unchanged)");
+}
+
 // The whole document, parsed and written back (compact, as runtimes write it): for what the
 // scanner declines, so that errors read as nlohmann words them.
 Registration add_by_whole_document(std::string_view config_json, const oci::HookEntry& ours) {
   auto spec = parse_json_object<nlohmann::ordered_json>(config_json, "config.json");
+  refuse_misread(config_json, whole_shape(), "");
   if (!add_to_hooks(spec["hooks"], ours)) return {false, std::string(config_json)};
   return {true, spec.dump()};
 }
@@ -74,14 +98,17 @@ Registration add_prestart_hook(std::string_view config_json, const oci::HookEntr
   // config.json is ~9 KB, its hooks object a few hundred bytes (docs/internals/benchmarks.md).
   std::optional<oci::LocatedMembers> found = oci::locate_members(config_json, {{"hooks"}});
   if (!found) return add_by_whole_document(config_json, ours);
+  if (found->ambiguous) refuse_misread(config_json, root_shape(), "");  // "hooks" twice, or "Hooks"
   const std::optional<std::string_view>& at = found->values[0];
+  if (at && at->front() == '{') refuse_misread(*at, hooks_shape(), "hooks");
   nlohmann::ordered_json hooks = at ? nlohmann::ordered_json::parse(at->begin(), at->end()) : nlohmann::ordered_json();
   if (!add_to_hooks(hooks, ours)) return {false, std::string(config_json)};
   const std::string text = hooks.dump();
   std::string out;
   out.reserve(config_json.size() + text.size() + 16);
   if (at) {
-    // the last "hooks" when there are several: the one nlohmann and Go's encoding/json (runc) keep
+    // the one "hooks": two, or another spelling, were refused above (runc would merge them, crun
+    // read only the first)
     const size_t begin = static_cast<size_t>(at->data() - config_json.data());
     out.append(config_json.substr(0, begin)).append(text).append(config_json.substr(begin + at->size()));
   } else {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "member_check.h"
 #include "runtime/crun_status.h"
 #include "runtime/prestart_registration.h"
 #include "runtime/runc_command_line.h"
@@ -146,13 +147,37 @@ TEST_CASE("config.json: hooks added where there were none, in any layout the eng
         "{\n  \"a\": 1\n,\"hooks\":{\"prestart\":[" + entry + "]}}\n");
   CHECK(add_prestart_hook(R"({"hooks":null,"z":[1]})", shim_hook_entry("/h")).text ==
         R"({"hooks":{"prestart":[)" + entry + R"(]},"z":[1]})");
-  // two "hooks": the last is the one runc (Go's encoding/json) and nlohmann keep, so it gets ours
-  auto dup = add_prestart_hook(R"({"hooks":{"prestart":[]},"hooks":{"poststop":[]}})", shim_hook_entry("/h"));
-  CHECK(dup.text == R"({"hooks":{"prestart":[]},"hooks":{"poststop":[],"prestart":[)" + entry + "]}}");
-  CHECK(nlohmann::json::parse(dup.text)["hooks"]["prestart"].size() == 1);
   // what the scanner leaves to nlohmann still works: an escaped key elsewhere, a BOM
   auto escaped = add_prestart_hook(R"({"hook\u0073":{"prestart":[{"path":"/x"}]}})", shim_hook_entry("/h"));
   CHECK(nlohmann::json::parse(escaped.text)["hooks"]["prestart"].size() == 2);
+}
+
+// runc merges two "hooks" (Go's encoding/json), crun reads the first; runc takes "Hooks" or
+// "Prestart" for ours, crun ignores them; and the hooks object we write back would keep only the
+// last of two equal keys anywhere in it. Any of these would lose the engine's hooks or ours in one
+// runtime, so the shim refuses the create and leaves config.json as it was.
+TEST_CASE("config.json: hooks the runtimes would read otherwise are refused, not rewritten") {
+  auto refused = [](const std::string& in) {
+    try {
+      add_prestart_hook(in, shim_hook_entry("/h"));
+    } catch (const oci::MisreadSpec& e) {
+      return std::string(e.what());
+    }
+    return std::string("not refused");
+  };
+  CHECK(refused(R"({"hooks":{"prestart":[]},"hooks":{"poststop":[{"path":"/engine"}]}})") ==
+        R"(config.json has "hooks" twice at the top level; runc and crun would not read the same one: write it once (config.json left unchanged))");
+  CHECK(refused(R"({"Hooks":{"poststop":[{"path":"/engine"}]}})") ==
+        R"(config.json has "Hooks" at the top level where the OCI spec has "hooks"; runc reads it as that member, crun ignores it: spell it "hooks" (config.json left unchanged))");
+  CHECK(refused(R"({"hooks":{"Prestart":[{"path":"/engine"}]}})") ==
+        R"(config.json has "Prestart" in hooks where the OCI spec has "prestart"; runc reads it as that member, crun ignores it: spell it "prestart" (config.json left unchanged))");
+  CHECK(refused(R"({"hooks":{"poststop":[{"path":"/a"}],"poststop":[{"path":"/b"}]}})").find(R"("poststop" twice in hooks;)") != std::string::npos);
+  CHECK(refused(R"({"hooks":{"prestart":[{"path":"/a","path":"/b"}]}})").find(R"("path" twice in hooks.prestart[0];)") != std::string::npos);
+  // read whole (an escaped key): the whole document is written back, so every key is unique
+  CHECK(refused(R"({"hook\u0073":{},"linux":{"sysctl":{"a":"1","a":"2"}}})").find(R"("a" twice in linux.sysctl;)") != std::string::npos);
+  CHECK(refused(R"({"hook\u0073":{},"HOOKS":{}})").find(R"("HOOKS" at the top level)") != std::string::npos);
+  // other members' spellings and repeats outside hooks are the hook's to judge, not the shim's
+  CHECK(add_prestart_hook(R"({"LINUX":{},"root":{},"root":{},"hooks":{"poststop":[]}})", shim_hook_entry("/h")).added);
 }
 
 TEST_CASE("update: a GPU node the container has is kept, others follow the request") {
