@@ -244,6 +244,14 @@ struct Frame {
   uint64_t seen = 0;    // tracked objects: wanted paths whose key at this depth was met
 };
 
+// Whether `key` may be `ours` in another case (same_but_case): its first byte is the same letter
+// but for case, or not ASCII (a letter Go folds onto an ASCII one). A cheap filter for on_key.
+bool may_fold(std::string_view key, std::string_view ours) {
+  if (key.empty() || ours.empty()) return false;
+  const unsigned char k = static_cast<unsigned char>(key[0]);
+  return k >= 0x80 || (k | 0x20) == (static_cast<unsigned char>(ours[0]) | 0x20);
+}
+
 char closer(char opener) { return opener == '{' ? '}' : ']'; }
 
 // At the '{' or '[' of a value nothing is wanted inside: past its closing bracket, its grammar
@@ -325,8 +333,8 @@ std::optional<LocatedMembers> locate_members(std::string_view text, const std::v
       const MemberPath& w = wanted[k];
       if (w.size() <= depth) continue;
       const bool exact = w[depth] == key;
-      // the case check costs a compare only for keys that are none of ours (their first bytes differ)
-      if (!exact && (matched || other_case || !same_but_case(key, w[depth]))) continue;
+      // most keys differ from a wanted one in their first letter: only the others get the case compare
+      if (!exact && (matched || other_case || !may_fold(key, w[depth]) || !same_but_case(key, w[depth]))) continue;
       bool on_path = true;
       for (size_t d = 0; d < depth && on_path; ++d) on_path = w[d] == prefix[d];
       if (!on_path) continue;

@@ -199,14 +199,15 @@ void check_devices(const Spec& s) {
   constexpr long long kMaxMajor = 4095, kMaxMinor = (1 << 20) - 1;
   for (size_t i = 0; i < s.devices.size(); ++i) {
     const LinuxDevice& d = s.devices[i];
-    const std::string what = "config.json linux.devices[" + std::to_string(i) + "] (" +
-                             gnh::one_line(d.path.substr(0, 100)) + ")";
+    auto what = [&] {
+      return "config.json linux.devices[" + std::to_string(i) + "] (" + gnh::one_line(d.path.substr(0, 100)) + ")";
+    };
     if (d.type != "c" && d.type != "u" && d.type != "b" && d.type != "p")
-      throw MisreadSpec(what + " has type \"" + gnh::one_line(d.type.substr(0, 20)) +
+      throw MisreadSpec(what() + " has type \"" + gnh::one_line(d.type.substr(0, 20)) +
                         "\": runc refuses it and crun makes a character device; use \"c\", \"u\", \"b\" or \"p\"");
     auto check = [&](long long n, long long max, const char* name) {
       if (n == -1 || (n >= 0 && n <= max)) return;
-      throw MisreadSpec(what + " has " + name + " " + std::to_string(n) + ", not a Linux device number (0-" +
+      throw MisreadSpec(what() + " has " + name + " " + std::to_string(n) + ", not a Linux device number (0-" +
                         std::to_string(max) + "): runtimes cut it to another device's; write the device's own numbers");
     };
     check(d.major, kMaxMajor, "major");
