@@ -54,13 +54,13 @@ if [ ! -f "$dir/complete" ]; then
 fi
 
 # The evaluator, built once per version of its source (and of what it is built from).
-key=$({ cat "$dir/versions"; cat "$src"/*.go "$src"/*.s; } | sha256sum | cut -c1-16)
+key=$({ cat "$dir/versions"; cat "$src"/*.go; } | sha256sum | cut -c1-16)
 bin=$base/bin/evaluate-$key
 if [ ! -x "$bin" ]; then
 	gopath=$base/gopath
 	rm -rf "$gopath"
 	mkdir -p "$gopath/src/gpu-numa-hook/admission" "$base/bin"
-	cp "$src"/*.go "$src"/*.s "$gopath/src/gpu-numa-hook/admission/"
+	cp "$src"/*.go "$gopath/src/gpu-numa-hook/admission/"
 	start=$(date +%s)
 	(
 		export GOROOT=$dir/root/usr/lib/go-1.26 GOPATH=$gopath:$dir/root/usr/share/gocode
