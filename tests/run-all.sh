@@ -109,6 +109,9 @@ fetch_step "Go 1.24 and containerd/nri 0.8.0 source" bash tests/nri/fetch-nri-go
 # trixie's kustomize and the npm packages kubernetes-models and js-yaml at tests/k8s's lock, for
 # the manifest test (tests/k8s/fetch-k8s-tools.sh, cached).
 fetch_step "kustomize and kubernetes-models" bash tests/k8s/fetch-k8s-tools.sh
+# Go 1.26 and k8s.io/apiserver's source (sid), and the admission evaluator built from them for the
+# require-plugin policy test (tests/k8s/fetch-k8s-admission.sh, cached: the cold build takes minutes).
+fetch_step "Kubernetes' admission plugin (k8s.io/apiserver 0.36, sid) and its evaluator" bash tests/k8s/fetch-k8s-admission.sh
 
 echo "== building"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -100,8 +100,10 @@ def check(docs):
             errs.append(f"mutations[{i}]: not an ApplyConfiguration with an expression")
         strict(m.get("applyConfiguration", {}), "expr", f"mutations[{i}].applyConfiguration", errs)
     conds = " ".join(c.get("expression", "") for c in spec.get("matchConditions", []))
-    for want in ("'nvidia.com/gpu' in c.resources.limits", "'nvidia.com/gpu' in c.resources.requests",
-                 "object.spec.resourceClaims", "object.spec.initContainers"):
+    # every GPU form (tests/k8s/check-admission.sh runs them through Kubernetes' admission plugin)
+    for want in ("c.resources.limits.exists", "c.resources.requests.exists", "r.startsWith('nvidia.com/gpu')",
+                 "r.startsWith('nvidia.com/mig-')", "object.spec.resourceClaims", "object.spec.initContainers",
+                 "k.startsWith('nvidia.cdi.k8s.io/')", "k.startsWith('cdi.k8s.io/')", "'NVIDIA_VISIBLE_DEVICES'"):
         if want not in conds: errs.append(f"the match conditions lack {want}")
     key, value = annotation(pol)
     if key != "required-plugins.noderesource.dev": errs.append(f"annotation key {key}")
