@@ -61,6 +61,8 @@ expected() {
 	our-plugin-label-elsewhere untouched - nri-plugin=[]
 	kube-system-gpu untouched - main=[]
 	kube-system-device-plugin untouched - nvidia-device-plugin-ctr=[]
+	gpu-operator-device-plugin untouched - nvidia-device-plugin=[]
+	openshift-gpu-operator-dcgm untouched - nvidia-dcgm-exporter=[]
 	has-plain-flow-list annotated $K="[\"gpu-numa\", \"other\"]" main=[gpu-numa,other]
 	has-plain-block-list annotated $K="[\"gpu-numa\", other, more]" main=[gpu-numa,other,more]
 	has-plain-empty-list annotated $ours main=[gpu-numa]
