@@ -96,23 +96,27 @@ tar -xJf "$NCT_TARBALL" -C "$P" && tar -xJf "$LIBNVC_TARBALL" -C "$L" || die "to
 NVRT=$P/bin/nvidia-container-runtime
 "$P/bin/nvidia-ctk" --version 2>&1 | indent
 "$P/bin/nvidia-container-runtime-hook" -version 2>&1 | head -n1 | indent
-# nvidia-container-cli needs libcap, libelf, libseccomp, libtirpc from the host: the carried ones fill
-# only what ldd says is missing, through a wrapper (the hook execs [nvidia-container-cli] path as is).
+# nvidia-container-cli finds libnvidia-container.so.1 through its RUNPATH, but that library dlopens
+# libnvidia-container-go.so.1 by name: unpacked outside the loader's paths it needs LD_LIBRARY_PATH,
+# set by a wrapper (the hook execs [nvidia-container-cli] path as is). It also needs libcap, libelf,
+# libseccomp, libtirpc from the host; the carried ones fill only what ldd says is missing.
 CLI=$L/bin/nvidia-container-cli
-missing=$(ldd "$CLI" 2>&1 | awk '/not found/ { print $1 }')
+LIBNVC_PATH=$L/lib/x86_64-linux-gnu
+missing=$(LD_LIBRARY_PATH=$LIBNVC_PATH ldd "$CLI" 2>&1 | awk '/not found/ { print $1 }')
 if [ -n "$missing" ]; then
     echo "nvidia-container-cli: this host lacks $(echo $missing); taking them from ${LIBNVC_DEPS:-<no LIBNVC_DEPS>}"
     mkdir -p "$L/extra"
+    LIBNVC_PATH=$LIBNVC_PATH:$L/extra
     for _ in 1 2 3 4; do
         for so in $missing; do [ -e "${LIBNVC_DEPS:-/nonexistent}/$so" ] && ln -sf "$LIBNVC_DEPS/$so" "$L/extra/$so"; done
-        missing=$(LD_LIBRARY_PATH=$L/extra ldd "$CLI" 2>&1 | awk '/not found/ { print $1 }')
+        missing=$(LD_LIBRARY_PATH=$LIBNVC_PATH ldd "$CLI" 2>&1 | awk '/not found/ { print $1 }')
         [ -z "$missing" ] && break
     done
     [ -z "$missing" ] || fail "toolkit: nvidia-container-cli libraries" "still missing: $(echo $missing)"
-    printf '#!/bin/sh\n# libnvidia-container 1.17.2 with the libraries this host lacks\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$L/extra" "$CLI" >"$TMP/bin/nvidia-container-cli"
-    chmod +x "$TMP/bin/nvidia-container-cli"
-    CLI=$TMP/bin/nvidia-container-cli
 fi
+printf '#!/bin/sh\n# libnvidia-container 1.17.2 unpacked here, with the libraries this host lacks\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$LIBNVC_PATH" "$CLI" >"$TMP/bin/nvidia-container-cli"
+chmod +x "$TMP/bin/nvidia-container-cli"
+CLI=$TMP/bin/nvidia-container-cli
 "$CLI" --version 2>&1 | head -n2 | indent
 "$CLI" info >"$TMP/out/nvc-info.txt" 2>&1; rc=$?
 echo "-- nvidia-container-cli info (exit $rc):"; head -n 12 "$TMP/out/nvc-info.txt" | indent
@@ -295,7 +299,7 @@ run_chain() {
         [ -e "$d" ] || { mkdir "$d" && MADE_ETC="$d $MADE_ETC"; }
     done
     mkdir -p "$etc/gpu-numa-hook" "$etc/nvidia-container-runtime"
-    OUT=$(NVIDIA_CTK_CONFIG_FILE_PATH=$etc/nvidia-container-runtime/config.toml timeout -k 5 240 \
+    OUT=$(NVIDIA_CTK_CONFIG_FILE_PATH=$etc/nvidia-container-runtime/config.toml timeout -k 5 90 \
         unshare -m --propagation private -- bash -c '
         mount --bind "$1/gpu-numa-hook" /etc/gpu-numa-hook && mount --bind "$1/nvidia-container-runtime" /etc/nvidia-container-runtime || exit 97
         shift; cd / && exec python3 "$@"' chain "$etc" "$TMP/runctr.py" "$rt" "$TMP/state" "$TMP/bundles/$case" "$ID" </dev/null 2>&1)
@@ -313,7 +317,7 @@ show_case() {
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 def hooks(c):
-    return {k: [h["path"].rsplit("/", 1)[-1] + " " + " ".join((h.get("args") or [])[1:]) for h in v] for k, v in (c.get("hooks") or {}).items()}
+    return {k: [(h["path"].rsplit("/", 1)[-1] + " " + " ".join((h.get("args") or [])[1:]))[:48] for h in v] for k, v in (c.get("hooks") or {}).items()}
 print("spec hooks before create:", json.dumps(hooks(a)))
 print("spec hooks after create: ", json.dumps(hooks(b)))
 print("linux.devices after create:", [d["path"] for d in b.get("linux", {}).get("devices", [])])
@@ -372,7 +376,7 @@ install_legacy() {
     echo "-- NVIDIA's config, what install changed:"; diff "$TMP/out/$name-nvidia-before.toml" "$hr/etc/nvidia-container-runtime/config.toml" | indent
     echo "-- our config, what install changed:"; diff "$TMP/out/$name-gnh-before.toml" "$hr/etc/gpu-numa-hook/config.toml" | indent
     "$HOOK" --host-root "$hr" status >"$TMP/out/$name-status.txt" 2>&1
-    echo "-- status (exit $?):"; indent <"$TMP/out/$name-status.txt"
+    echo "-- status under --host-root (exit $?; it looks for the binaries beneath DIR too):"; head -n 4 "$TMP/out/$name-status.txt" | cut -c1-200 | indent
 }
 install_legacy c legacy "[policy]" 'on-error = "refuse"'
 if [ "$INSTALL_RC" = 0 ]; then
