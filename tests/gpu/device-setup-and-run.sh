@@ -3,8 +3,10 @@
 # nvcc and python3 but no crun/runc, busybox or the hook's libraries: those travel in .device/, made here
 # by tests/gpu/make-device-carry.sh. Run from the repo root on the GPU machine:
 #   OUT=<dir> tests/gpu/device-setup-and-run.sh
-# Writes OUT/host-info.txt (driver, sysfs, cgroup facts), OUT/gpu-run.log (the test's full output) and
-# OUT/artifacts.tgz (configs, bundles' config.json, hook logs). Exit status: the test's.
+# Writes OUT/host-info.txt (driver, sysfs, cgroup facts), OUT/gpu-run.log (the test's full output),
+# OUT/toolkit-chains.log (tests/gpu/run-toolkit-chains.sh: the hook beside NVIDIA's real toolkit, when
+# .device/toolkit is carried) and OUT/artifacts.tgz (configs, bundles' config.json, hook logs).
+# Exit status: 0 when both suites passed.
 set -u
 OUT=${OUT:-/tmp/gnh-out}; mkdir -p "$OUT"
 D=/tmp/gnh-dev
@@ -65,6 +67,16 @@ export CRUN RUNC=$D/bin/runc BUSYBOX=$D/busybox GNH_GPU_LOG=$OUT/gpu-run.log GNH
 rm -rf /tmp/gnh-art
 tests/gpu/run-on-gpu-host.sh "$HOOK"
 rc=$?
-tar czf "$OUT/artifacts.tgz" -C /tmp/gnh-art . 2>/dev/null
 echo "run-on-gpu-host.sh exit $rc"
+# The hook beside NVIDIA's real Container Toolkit (its tarballs carried in .device/toolkit).
+if [ -d "$D/toolkit" ]; then
+  NCT_TARBALL=$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz LIBNVC_TARBALL=$D/toolkit/libnvidia-container-1.17.2-amd64.tar.xz \
+  LIBNVC_DEPS=$D/toolkit/libnvc-deps GNH_CHAINS_LOG=$OUT/toolkit-chains.log tests/gpu/run-toolkit-chains.sh "$HOOK"
+  crc=$?
+  echo "run-toolkit-chains.sh exit $crc"
+  [ $rc = 0 ] && rc=$crc
+else
+  echo "WARNING: no .device/toolkit (NVIDIA's toolkit tarballs): run-toolkit-chains.sh not run"
+fi
+tar czf "$OUT/artifacts.tgz" -C /tmp/gnh-art . 2>/dev/null
 exit $rc

@@ -49,4 +49,17 @@ NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [ -x "$NVCC" ]; then
     "$NVCC" -O2 -cudart static -gencode 'arch=compute_90,code=[sm_90,compute_90]' -o "$D/cuda_alloc.prebuilt" "$REPO/tests/gpu/cuda_alloc.cu"
 fi
+# NVIDIA's real Container Toolkit for tests/gpu/run-toolkit-chains.sh: the tarballs as they are (6 MiB;
+# unpacked there), and the libraries nvidia-container-cli needs that a bare GPU image may lack.
+NCT=$REPO/../shared/tools/nvidia-container-toolkit
+if [ -f "$NCT/nvidia-container-toolkit-1.20.0-amd64.tar.xz" ] && [ -f "$NCT/libnvidia-container-1.17.2-amd64.tar.xz" ]; then
+    mkdir -p "$D/toolkit/libnvc-deps"
+    cp "$NCT/nvidia-container-toolkit-1.20.0-amd64.tar.xz" "$NCT/libnvidia-container-1.17.2-amd64.tar.xz" "$D/toolkit/"
+    for l in libcap.so.2 libelf.so.1 libseccomp.so.2 libtirpc.so.3 libz.so.1 libgssapi_krb5.so.2 libkrb5.so.3 \
+             libk5crypto.so.3 libcom_err.so.2 libkrb5support.so.0 libkeyutils.so.1; do
+        cp -L "$L/$l" "$D/toolkit/libnvc-deps/" || exit 1
+    done
+else
+    echo "WARNING: no NVIDIA toolkit tarballs in $NCT: the GPU run will skip run-toolkit-chains.sh" >&2
+fi
 du -sh "$D"

@@ -51,25 +51,7 @@ mkdir -p "$(dirname "$LOG")"
 exec > >(tee -a "$LOG") 2>&1
 START_S=$SECONDS
 
-PASSED=0
-FAILED=0
-declare -a SUMMARY=()
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); SUMMARY+=("PASS  $1"); }
-fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); SUMMARY+=("FAIL  $1: $2"); }
-section() { printf '\n==================== %s\n' "$*"; }
-one_line() { tr '\n' ' ' | sed 's/[[:space:]]\+/ /g; s/^ //; s/ $//' | cut -c1-800; }
-indent() { sed 's/^/    /'; }
-
-finish() {
-    section "summary"
-    local s
-    for s in "${SUMMARY[@]}"; do echo "$s"; done
-    echo "took $((SECONDS - START_S)) s; full output in $LOG"
-    echo "RESULT: $PASSED passed, $FAILED failed"
-    [ "$FAILED" -eq 0 ]
-    exit $?
-}
-die() { fail "$1" "$2"; finish; }
+. "$SCRIPT_DIR/gpu-common.sh"
 
 # ---------------------------------------------------------------- preconditions
 section "host"
@@ -274,26 +256,12 @@ echo "container tests use /dev/nvidia$GPU_MINOR (bus $GPU_BUS, affinity node $GP
 
 # ================================================================ b. CUDA program
 section "b. cuda_alloc: build with nvcc (static CUDA runtime) and run on the host"
-if [ -n "${CUDA_ALLOC:-}" ]; then
-    cp "$CUDA_ALLOC" "$TMP/cuda_alloc" && echo "using prebuilt $CUDA_ALLOC"
-else
-    NVCC=${NVCC:-$(command -v nvcc || true)}
-    [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
-    [ -n "$NVCC" ] || die "b. build cuda_alloc" "no nvcc (set NVCC= or CUDA_ALLOC=)"
-    echo "nvcc: $NVCC ($("$NVCC" --version | tail -n1))"
-    # sm_90 code plus compute_90 PTX; the runtime is static (nvcc's default, named for clarity)
-    if "$NVCC" -O2 -cudart static -gencode arch=compute_90,code=[sm_90,compute_90] \
-        -o "$TMP/cuda_alloc" "$SCRIPT_DIR/cuda_alloc.cu" >"$TMP/out/nvcc.txt" 2>&1; then
-        pass "b. nvcc built cuda_alloc"
-    else
-        indent <"$TMP/out/nvcc.txt"
-        if [ -n "${CUDA_ALLOC_FALLBACK:-}" ] && cp "$CUDA_ALLOC_FALLBACK" "$TMP/cuda_alloc"; then
-            fail "b. nvcc built cuda_alloc" "nvcc failed; going on with $CUDA_ALLOC_FALLBACK"
-        else
-            die "b. build cuda_alloc" "nvcc failed"
-        fi
-    fi
-fi
+build_cuda_alloc "$TMP/cuda_alloc" "$TMP/out/nvcc.txt"
+case $? in
+0) [ -n "${CUDA_ALLOC:-}" ] || pass "b. nvcc built cuda_alloc" ;;
+1) fail "b. nvcc built cuda_alloc" "nvcc failed; going on with $CUDA_ALLOC_FALLBACK" ;;
+*) die "b. build cuda_alloc" "$(one_line <"$TMP/out/nvcc.txt")" ;;
+esac
 echo "-- ldd cuda_alloc:"; ldd "$TMP/cuda_alloc" 2>&1 | indent
 HOST_CUDA=$(timeout 120 "$TMP/cuda_alloc" 256 2>&1); rc=$?
 echo "$HOST_CUDA" | indent
@@ -306,10 +274,6 @@ fi
 # ================================================================ c. bundle
 section "c. OCI bundle: busybox rootfs, GPU device nodes, driver libraries, hook"
 R=$TMP/rootfs
-mkdir -p "$R"/{bin,proc,sys,dev,etc,tmp,run,opt/gnh}
-cp "$BUSYBOX" "$R/bin/busybox"
-for a in sh cat grep ls echo sleep true head tail wc env tr; do ln -sf busybox "$R/bin/$a"; done
-touch "$R/opt/gnh/cuda_alloc"
 
 # Driver libraries: libcuda.so.1 and what the driver may load beside it, from where ldconfig finds them.
 LIBCUDA=$(ldconfig -p 2>/dev/null | awk '$1 == "libcuda.so.1" && /x86-64/ { print $NF; exit }')
@@ -335,13 +299,9 @@ for f in "$DRV_DIR"/libcuda.so.1 "$DRV_DIR"/libnvidia-ptxjitcompiler.so.1 "$DRV_
 done
 # The C library and whatever else cuda_alloc and libcuda need that is not the driver's: copied into the
 # rootfs at the host's paths (the container has no distribution of its own).
-LIBDIRS=""
-for l in $( (ldd "$TMP/cuda_alloc"; ldd "$LIBCUDA") 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u); do
-    case $(basename "$l") in libcuda.so*|libnvidia-*) continue ;; esac
-    mkdir -p "$R$(dirname "$l")"
-    cp -L "$l" "$R$l" || die "c. rootfs" "cannot copy $l"
-    case " $LIBDIRS " in *" $(dirname "$l") "*) ;; *) LIBDIRS="$LIBDIRS $(dirname "$l")" ;; esac
-done
+make_rootfs "$R" "$BUSYBOX" "$TMP/cuda_alloc" "$LIBCUDA" || die "c. rootfs" "cannot copy the C library into the rootfs"
+touch "$R/opt/gnh/cuda_alloc"
+LIBDIRS=$ROOTFS_LIBDIRS
 CONT_LDPATH=$CONT_DRV$(printf ':%s' $LIBDIRS)
 echo "container LD_LIBRARY_PATH=$CONT_LDPATH; rootfs libraries: $(cd "$R" && find . -name '*.so*' | sort | one_line)"
 
@@ -524,6 +484,10 @@ expect_refused() {
 
 # ================================================================ d. containers under each policy
 section "d. GPU containers with the hook, per policy and runtime"
+# The refusal counter counts since boot: an earlier run on this machine already added to it.
+"$HOOK" --config /dev/null check --prometheus "$TMP/out/check-before.prom" >/dev/null 2>&1
+REFUSED_BEFORE=$(sed -n 's/^gpu_numa_hook_decisions_total{action="refuse"} //p' "$TMP/out/check-before.prom")
+echo "refusals counted before this run: ${REFUSED_BEFORE:-?}"
 POLICIES="patch:ignore refuse:ignore warn:ignore patch:warn patch:patch"
 for p in $POLICIES; do
     mn=${p%%:*}; ga=${p#*:}
@@ -612,7 +576,8 @@ if [ "$rc" = 0 ] && [ "$probs" = 0 ]; then pass "g. check --json: exit 0, no cgr
 # Every refusal this run's hooks logged is counted in the metric (the hook's counter file in /run).
 logged=$(cat "$TMP"/logs/*.log 2>/dev/null | grep -c -E ' action=refuse |"action":"refuse"')
 counted=$(sed -n 's/^gpu_numa_hook_decisions_total{action="refuse"} //p' "$TMP/out/check.prom")
-if [ "$logged" -gt 0 ] && [ "$counted" = "$logged" ]; then pass "g. gpu_numa_hook_decisions_total{action=\"refuse\"} $counted: every refusal the hooks logged"
+[ -n "$counted" ] && [ -n "${REFUSED_BEFORE:-}" ] && counted=$((counted - REFUSED_BEFORE))
+if [ "$logged" -gt 0 ] && [ "$counted" = "$logged" ]; then pass "g. gpu_numa_hook_decisions_total{action=\"refuse\"} grew by $counted: every refusal the hooks logged"
 else fail "g. refusals counted" "logged $logged, metric '$counted'"; fi
 WOUT=$(timeout 30 "$HOOK" --config /dev/null wait --timeout 5 2>&1); rc=$?
 echo "$WOUT" | indent
