@@ -183,7 +183,7 @@ std::string metrics_text(const CheckResult* r, double started, bool config_unusa
 // finding and its gauge out, said once: it never fails the rest of the check.
 std::optional<UnprotectedScan> scan_unprotected(const HostFs& fs, const CpusetTree& tree) {
   try {
-    return unprotected_gpu_containers(read_running_container_specs(fs, tree).running);
+    return scan_running_containers(fs, tree).scan;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu-numa-hook: check: running containers' specs not read, "
                          "gpu_numa_hook_unprotected_gpu_containers left out: %s\n", e.what());

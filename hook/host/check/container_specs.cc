@@ -48,26 +48,46 @@ bool read_record(const HostFs& fs, const std::string& root, const std::string& i
 
 ContainerSpecs read_running_container_specs(const HostFs& fs, const CpusetTree& tree) {
   ContainerSpecs out;
+  out.records = for_each_running_container_spec(fs, tree, [&](ObservedContainer&& c) { out.running.push_back(std::move(c)); });
+  return out;
+}
+
+RunningContainersScan scan_running_containers(const HostFs& fs, const CpusetTree& tree) {
+  RunningContainersScan out;
+  for_each_running_container_spec(fs, tree, [&](ObservedContainer&& c) {
+    ++out.running;
+    std::vector<ObservedContainer> one;
+    one.push_back(std::move(c));
+    UnprotectedScan s = unprotected_gpu_containers(one);
+    for (auto& u : s.containers) out.scan.containers.push_back(std::move(u));
+    for (auto& u : s.unreadable) out.scan.unreadable.push_back(std::move(u));
+  });
+  return out;
+}
+
+size_t for_each_running_container_spec(const HostFs& fs, const CpusetTree& tree,
+                                       const std::function<void(ObservedContainer&&)>& each) {
+  size_t records = 0;
   const std::string mount = tree.mount_point();
   for (const auto& root : runtime_state_roots(fs)) {
     auto ids = fs.list_dir(root);
     if (!ids) continue;
     for (const auto& id : *ids) {
       if (!plain_id(id)) continue;
-      ++out.records;
+      ++records;
       try {
         std::string runtime, bundle, cgroup;
         if (!read_record(fs, root, id, mount, &runtime, &bundle, &cgroup)) continue;
         if (tree.task_count(cgroup) <= 0) continue;  // created, stopped, or not ours to read
         auto spec = fs.read(bundle + "/config.json", kMaxSpecBytes);
         if (!spec) continue;  // deleted meanwhile
-        out.running.push_back({id, runtime, root, std::move(*spec)});
+        each({id, runtime, root, std::move(*spec)});
       } catch (const std::exception&) {
         continue;  // gone meanwhile, or a record we cannot read: as check's own walk
       }
     }
   }
-  return out;
+  return records;
 }
 
 }  // namespace gnh

@@ -5,6 +5,7 @@
 // .../overlay-containers/<id>/userdata, podman's). Reads only.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,18 @@ struct ContainerSpecs {
 // skipped (a container exiting while this runs is not a finding). Failure only when a state root
 // cannot be listed.
 ContainerSpecs read_running_container_specs(const HostFs& fs, const CpusetTree& tree);
+
+// The same, one container at a time: `each` gets every running container's record and spec, which
+// is not kept (a node's 1,000 specs need not all be in memory at once). Returns the records looked at.
+size_t for_each_running_container_spec(const HostFs& fs, const CpusetTree& tree,
+                                       const std::function<void(ObservedContainer&&)>& each);
+
+struct RunningContainersScan {
+  size_t running = 0;
+  UnprotectedScan scan;
+};
+// What status and check report: the running containers counted, those unprotected judged
+// (check/unprotected_containers.h) as each spec is read.
+RunningContainersScan scan_running_containers(const HostFs& fs, const CpusetTree& tree);
 
 }  // namespace gnh

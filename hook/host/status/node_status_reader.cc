@@ -276,9 +276,9 @@ void read_running_containers(const HostFs& fs, StatusFacts* f) {
   try {
     CpusetLocation loc = locate_cpuset_hierarchy(fs);
     CpusetTree tree(fs, loc);
-    ContainerSpecs specs = read_running_container_specs(fs, tree);
-    f->containers.running = specs.running.size();
-    f->containers.scan = unprotected_gpu_containers(specs.running);
+    RunningContainersScan s = scan_running_containers(fs, tree);
+    f->containers.running = s.running;
+    f->containers.scan = std::move(s.scan);
     f->containers.read = true;
   } catch (const std::exception& e) {
     f->containers.error = e.what();
