@@ -29,7 +29,7 @@ TEST_CASE("status: each GPU container without the hook is a reason the node is n
   CHECK(running_containers_json(f)["unprotected_gpu_containers"].size() == 2);
 }
 
-TEST_CASE("status: none without the hook is protected; records that cannot be read leave it not told") {
+TEST_CASE("status: none without the hook is protected, records that cannot be read leave it not told") {
   RunningContainersFact ok;
   ok.read = true;
   ok.running = 5;

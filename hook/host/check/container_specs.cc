@@ -46,12 +46,6 @@ bool read_record(const HostFs& fs, const std::string& root, const std::string& i
 
 }  // namespace
 
-ContainerSpecs read_running_container_specs(const HostFs& fs, const CpusetTree& tree) {
-  ContainerSpecs out;
-  out.records = for_each_running_container_spec(fs, tree, [&](ObservedContainer&& c) { out.running.push_back(std::move(c)); });
-  return out;
-}
-
 RunningContainersScan scan_running_containers(const HostFs& fs, const CpusetTree& tree) {
   RunningContainersScan out;
   for_each_running_container_spec(fs, tree, [&](ObservedContainer&& c) {

@@ -15,19 +15,11 @@
 
 namespace gnh {
 
-struct ContainerSpecs {
-  std::vector<ObservedContainer> running;
-  size_t records = 0;  // state records looked at, running or not
-};
-
-// A container counts as running while its cgroup in `tree`'s hierarchy has tasks (as `check`
-// judges it); records gone meanwhile, without a cgroup or bundle, or in another hierarchy are
-// skipped (a container exiting while this runs is not a finding). Failure only when a state root
-// cannot be listed.
-ContainerSpecs read_running_container_specs(const HostFs& fs, const CpusetTree& tree);
-
-// The same, one container at a time: `each` gets every running container's record and spec, which
-// is not kept (a node's 1,000 specs need not all be in memory at once). Returns the records looked at.
+// `each` gets every running container's record and spec, one at a time: the spec is not kept (a
+// node's 1,000 specs need not all be in memory at once). A container counts as running while its
+// cgroup in `tree`'s hierarchy has tasks (as `check` judges it); records gone meanwhile, without a
+// cgroup or bundle, or in another hierarchy are skipped (a container exiting while this runs is not
+// a finding). Returns the state records looked at. Failure only when a state root cannot be listed.
 size_t for_each_running_container_spec(const HostFs& fs, const CpusetTree& tree,
                                        const std::function<void(ObservedContainer&&)>& each);
 
