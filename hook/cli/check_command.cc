@@ -24,6 +24,7 @@
 #include "host/decide/decision_counter.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "host/check/running_containers.h"
+#include "host/check/container_specs.h"
 #include "host/systemd/systemd_durable.h"
 #include "systemd/allowed_nodes_probe.h"
 
@@ -172,9 +173,22 @@ void log_container_fixes(const HostFs& fs, const Config& config, const CheckResu
 std::string metrics_text(const CheckResult* r, double started, bool config_unusable = false) {
   std::vector<Metric> m = check_metrics(r, started, config_unusable);
   m.push_back(build_info_metric(GNH_VERSION, GNH_REVISION));
+  if (r && r->unprotected) m.push_back(unprotected_metric(r->unprotected->containers.size()));
   if (r)
     for (Metric& c : counter_metrics(*r)) m.push_back(std::move(c));
   return render_metrics(m);
+}
+
+// Running GPU containers without our hook, from their real specs. A scan that fails leaves the
+// finding and its gauge out, said once: it never fails the rest of the check.
+std::optional<UnprotectedScan> scan_unprotected(const HostFs& fs, const CpusetTree& tree) {
+  try {
+    return scan_running_containers(fs, tree).scan;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu-numa-hook: check: running containers' specs not read, "
+                         "gpu_numa_hook_unprotected_gpu_containers left out: %s\n", e.what());
+    return std::nullopt;
+  }
 }
 
 double unix_now() {
@@ -212,6 +226,7 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     }
     if (fix) fix_lost(fs, config, loc, tree, nodes, r);
     log_container_fixes(fs, config, r, t0);
+    r.unprotected = scan_unprotected(fs, tree);
     NriPluginCheck nri = check_nri_plugin(fs, kNriStatePath);
     r.nri_applicable = nri.applicable;
     r.nri_runtime = nri.runtime;

@@ -188,6 +188,7 @@ std::string check_text(const CheckResult& r) {
     }
   }
   if (r.lost_after) s += "after the fix: " + lost_gpu_nodes_text(*r.lost_after);
+  if (r.unprotected) s += unprotected_text(*r.unprotected);
   if (r.exit_code() == 0) return s + (r.fix ? "result: fixed\n" : "result: clean\n");
   s += "result: " + std::to_string(r.problems()) + " problems";
   const NextStep step = next_step(r);
@@ -235,6 +236,17 @@ std::string check_json(const CheckResult& r) {
     fixes.push_back({{"container", c.id}, {"cgroup", c.cgroup}, {"before", c.before.to_string()}, {"after", c.after.to_string()},
                      {"written", c.written}, {"busy", c.busy}, {"error", c.error.empty() ? json(nullptr) : json(c.error)}});
   j["container_fixes"] = fixes;
+  if (r.unprotected) {
+    json a = json::array();
+    for (const auto& c : r.unprotected->containers)
+      a.push_back({{"container", c.id}, {"runtime", c.runtime}, {"root", c.root},
+                   {"pod", c.names.pod().empty() ? json(nullptr) : json(c.names.pod())},
+                   {"container_name", c.names.container_name.empty() ? json(nullptr) : json(c.names.container_name)},
+                   {"sources", c.sources}});
+    j["unprotected_gpu_containers"] = a;
+  } else {
+    j["unprotected_gpu_containers"] = nullptr;
+  }
   json units = json::array();
   for (const auto& u : r.systemd_updates)
     units.push_back({{"unit", u.unit}, {"allowed_memory_nodes", u.nodes.to_string()},

@@ -51,6 +51,12 @@ std::vector<Metric> counter_metrics(const CheckResult& r) {
   return m;
 }
 
+Metric unprotected_metric(size_t count) {
+  return {"gpu_numa_hook_unprotected_gpu_containers",
+          "Running containers that may get a GPU and whose spec has no gpu-numa-hook entry at any stage", "gauge",
+          static_cast<double>(count)};
+}
+
 Metric build_info_metric(const std::string& version, const std::string& revision) {
   return {"gpu_numa_hook_build_info", "The gpu-numa-hook build that wrote these metrics", "gauge", 1.0,
           {{"version", version}, {"revision", revision}}};

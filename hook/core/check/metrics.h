@@ -20,6 +20,10 @@ std::vector<Metric> check_metrics(const CheckResult* r, double now_seconds, bool
 // Apart from check_metrics so that the gauges above keep their places for readers that count lines.
 std::vector<Metric> counter_metrics(const CheckResult& r);
 
+// gpu_numa_hook_unprotected_gpu_containers: running GPU containers without our hook. check writes
+// it after the build info, so the lines before keep their places for readers that count them.
+Metric unprotected_metric(size_t count);
+
 // gpu_numa_hook_build_info{version="...",revision="..."} 1: which build wrote the file, so a
 // fleet's versions show in one query.
 Metric build_info_metric(const std::string& version, const std::string& revision);

@@ -10,6 +10,7 @@
 #include "check/fix_outcome.h"
 #include "check/nri_metrics.h"
 #include "check/nri_plugin_state.h"
+#include "check/unprotected_containers.h"
 #include "decide/decision_counts.h"
 #include "systemd/systemd_unit.h"
 #include "config/config.h"
@@ -46,6 +47,11 @@ struct CheckResult {
   std::optional<DecisionCounts> decisions;
   std::optional<NriCallCounts> nri_calls;
   std::optional<NriConnectionCounts> nri_connections;  // registrations and drops, where the plugin runs
+
+  // Running GPU containers whose spec has no gpu-numa-hook entry (check/unprotected_containers.h);
+  // nullopt when the runtimes' records could not be scanned. Reported and exported, not counted in
+  // problems(): --fix cannot give a running container a hook; `status` judges them.
+  std::optional<UnprotectedScan> unprotected;
 
   const CheckFindings& left() const { return after ? *after : found; }
   long tasks_of(const std::string& path) const;

@@ -84,6 +84,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
     for (const std::string& n : f.root_missing)
       v.not_protected.push_back("the root cpuset lacks online memory node " + n + ": no container can have it");
   }
+  judge_running_containers(f.containers, &v);
   if (!f.log_error.empty()) v.notes.push_back("log " + f.log_path + ": " + f.log_error);
   if (!f.timer_unit_installed)
     v.notes.push_back("gpu-numa-hook-check.timer is not installed: stale cgroups are found only when check is run");
@@ -129,6 +130,7 @@ std::string status_text(const StatusFacts& f, const StatusVerdict& v) {
     o += "cgroups: " + std::to_string(f.cgroups_walked) + " walked, " +
          (f.stale_cgroups.empty() ? std::string("none stale") : std::to_string(f.stale_cgroups.size()) + " stale") + "\n";
   for (const auto& c : f.stale_cgroups) o += "  stale: " + c + "\n";
+  o += running_containers_text(f.containers);
   o += std::string("timer: gpu-numa-hook-check.timer ") +
        (!f.timer_unit_installed ? "not installed" : f.timer_enabled ? "enabled" : "not enabled") + "\n";
   if (f.log_path.empty()) {
@@ -177,6 +179,7 @@ std::string status_json(const StatusFacts& f, const StatusVerdict& v) {
   if (!f.gpus_read) j["gpus"]["error"] = f.gpus_error;
   j["cgroups"] = {{"read", f.cgroups_read}, {"walked", f.cgroups_walked}, {"stale", f.stale_cgroups}, {"root_missing", f.root_missing}};
   if (!f.cgroups_read) j["cgroups"]["error"] = f.cgroups_error;
+  j["containers"] = running_containers_json(f.containers);
   j["timer"] = {{"unit", "gpu-numa-hook-check.timer"}, {"installed", f.timer_unit_installed}, {"enabled", f.timer_enabled}};
   j["refusals"] = {{"log", f.log_path}, {"lines", f.refusals}};
   if (!f.log_error.empty()) j["refusals"]["error"] = f.log_error;

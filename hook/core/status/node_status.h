@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/memory_state.h"
+#include "status/unprotected_finding.h"
 
 namespace gnh {
 
@@ -69,6 +70,7 @@ struct StatusFacts {
   std::string log_path;                     // "" = no log file configured
   std::string log_error;
   std::vector<std::string> refusals;        // the last action=refuse lines, oldest first
+  RunningContainersFact containers;         // what runs: GPU containers without the hook
   bool timer_unit_installed = false;
   bool timer_enabled = false;
 };

@@ -9,12 +9,10 @@
 
 namespace gnh {
 
-namespace {
-
-// Every state root of runc and crun that engines use by default. Docker keeps one per runtime
-// (/run/docker/runtime-<name>/<ns>), and containerd's runc shim passes its root to crun too when
-// crun is its BinaryName: which runtime wrote a container is told by its record, not its root.
-std::vector<std::string> runtime_roots(const HostFs& fs) {
+// Docker keeps one root per runtime (/run/docker/runtime-<name>/<ns>), and containerd's runc shim
+// passes its root to crun too when crun is its BinaryName: which runtime wrote a container is told
+// by its record, not its root.
+std::vector<std::string> runtime_state_roots(const HostFs& fs) {
   std::vector<std::string> roots = {"/run/runc", "/run/crun"};
   if (auto names = fs.list_dir("/run/docker"))
     for (const auto& n : *names)
@@ -25,6 +23,8 @@ std::vector<std::string> runtime_roots(const HostFs& fs) {
     for (const auto& ns : *nss) roots.push_back("/run/containerd/runc/" + ns);
   return roots;
 }
+
+namespace {
 
 // crun's status, else runc's state.json.
 RunningContainer read_record(const HostFs& fs, const std::string& root, const std::string& id,
@@ -39,7 +39,7 @@ std::vector<RunningGpuContainer> find_running_gpu_containers(const HostFs& fs, c
                                                              const CpusetTree& tree) {
   std::vector<RunningGpuContainer> out;
   const std::string mount = tree.mount_point();
-  for (const auto& root : runtime_roots(fs)) {
+  for (const auto& root : runtime_state_roots(fs)) {
     auto ids = fs.list_dir(root);
     if (!ids) continue;
     for (const auto& id : *ids) {

@@ -15,6 +15,10 @@
 
 namespace gnh {
 
+// Every state root of runc and crun that engines use by default: /run/runc, /run/crun,
+// /run/docker/runtime-<runtime>/<ns>, /run/containerd/runc/<ns> (every namespace), those present.
+std::vector<std::string> runtime_state_roots(const HostFs& fs);
+
 // The roots looked at: /run/runc, /run/crun, /run/docker/runtime-<runtime>/<ns>,
 // /run/containerd/runc/<ns>; in each, a container is crun's (<id>/status) or runc's (<id>/state.json).
 // Containers without GPUs, without tasks or whose state cannot be read are skipped (a container

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "check/findings.h"
 #include "host/cgroup/cgroup_locator.h"
+#include "host/check/container_specs.h"
 #include "host/config/config_loader.h"
 #include "host/cgroup/cpuset_tree.h"
 #include "host/cgroup/cpuset_walk.h"
@@ -269,6 +270,21 @@ void read_gpus_and_cgroups(const HostFs& fs, const Config& config, StatusFacts* 
     f->gpus.push_back({g.device_path(), g.bus_id, g.memory_node, classify_gpu_memory(g, {memory, root_mems, possible, auto_online})});
 }
 
+// What runs: every running container's real spec, judged for GPU containers without the hook.
+// Its own reading of the hierarchy, so a failure here leaves the cgroups' part standing.
+void read_running_containers(const HostFs& fs, StatusFacts* f) {
+  try {
+    CpusetLocation loc = locate_cpuset_hierarchy(fs);
+    CpusetTree tree(fs, loc);
+    RunningContainersScan s = scan_running_containers(fs, tree);
+    f->containers.running = s.running;
+    f->containers.scan = std::move(s.scan);
+    f->containers.read = true;
+  } catch (const std::exception& e) {
+    f->containers.error = e.what();
+  }
+}
+
 }  // namespace
 
 std::string config_problem(const HostFs& fs, const std::optional<std::string>& explicit_path, Config* loaded,
@@ -294,6 +310,7 @@ StatusFacts read_node_status(const HostFs& fs, const std::optional<std::string>&
   read_nri_plugin(fs, &f);
   read_nri_validator(fs, "/etc/containerd/config.toml", &f);
   read_gpus_and_cgroups(fs, config, &f);
+  read_running_containers(fs, &f);
   f.log_path = config.log.file.empty() ? "" : fs.resolve(config.log.file);
   if (!f.log_path.empty()) {
     try {
