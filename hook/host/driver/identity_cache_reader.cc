@@ -48,7 +48,8 @@ IdentityCache build_identity_cache(const HostFs& fs) {
     } catch (const Error&) {
       continue;  // left to the hook, which reads it from the driver and says what is wrong
     }
-    if (!text || !parse_gpu_information(*text)) continue;
+    // Without its UUID (the GPU not initialised yet) the file would stand for the whole boot.
+    if (!text || !cacheable_information(*text)) continue;
     if (read_gpu_binding(fs, name) != before) continue;
     cache.gpus.push_back({name, *before, std::move(*text)});
   }

@@ -23,8 +23,9 @@ std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs);
 
 // Every GPU's information file read from the driver, each kept only when its binding is the same
-// before and after the read (a GPU rebound meanwhile is left out, and read from the driver at
-// every start until the next refresh). Failure when the GPU directory cannot be listed.
+// before and after the read and it names the GPU's UUID (gpu/identity_cache.h): a GPU rebound
+// meanwhile, or not yet initialised, is left out, and read from the driver at every start until
+// the next refresh. Failure when the GPU directory cannot be listed.
 IdentityCache build_identity_cache(const HostFs& fs);
 
 // Writes the cache atomically to kIdentityCachePath, creating its directory (0755). Failure
