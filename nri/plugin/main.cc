@@ -320,8 +320,9 @@ int main(int argc, char** argv) {
       r.msg = h.unchecked.empty()
                   ? "the hook " + h.path + " can be checked again"
                   : "cannot check the hook " + h.path + " (" + h.unchecked + ", a shortage of this plugin's own, not of " +
-                        "the hook): GPU containers get it as before (" + (h.usable ? "usable" : h.problem) +
-                        " at the last check); raise the plugin's open-file limit or memory if this lasts";
+                        "the hook): the last check's verdict stands (" +
+                        (h.usable ? std::string("usable: GPU containers get the hook") : "not usable: " + h.problem) +
+                        "); raise the plugin's open-file limit or memory if this lasts";
       log(r);
       unchecked = h.unchecked;
     }
