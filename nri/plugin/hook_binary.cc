@@ -78,7 +78,9 @@ class LastVerdicts {
   HookBinary unchecked(const std::string& path, const std::string& host_root, int err) {
     std::lock_guard<std::mutex> l(m_);
     auto it = last_.find(host_root + '\0' + path);
-    HookBinary h = it != last_.end() ? it->second : HookBinary{path, true, ""};
+    HookBinary h;
+    if (it != last_.end()) h = it->second;
+    else h.path = path, h.usable = true;  // never checked: taken as present, the protective verdict
     h.unchecked = std::strerror(err);
     return h;
   }
