@@ -167,7 +167,7 @@ HookBinary probe_without_descriptors(const HostRoot& h) {
 
 }  // namespace
 
-TEST_CASE("hook binary: a probe that cannot open a descriptor (EMFILE) keeps the last verdict, never \"missing\"") {
+TEST_CASE("hook binary: a probe that cannot open a descriptor (EMFILE) keeps the last verdict, never reads as missing") {
   // A shortage of the plugin's own says nothing of the hook: injection goes on as it was.
   HostRoot h;
   h.mountinfo("rw,relatime");

@@ -105,7 +105,7 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
         Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, timeout-ms)"});
 }
 
-TEST_CASE("a typo never switches off a file the plain reader honours: non-ASCII comments, \"\"\" in a comment") {
+TEST_CASE("a typo never switches off a file the plain reader honours: non-ASCII comments, triple quotes in a comment") {
   // Clean, these files take the plain reader's path; a mistyped key sends them to toml++ for its
   // line number. Both paths must honour them alike, or one typo drops the operator's policy.
   for (const std::string head : {std::string("[policy]\non-error = \"refuse\" # refus\xc3\xa9 si le n\xc5\x93ud manque\n"),
