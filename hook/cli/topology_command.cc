@@ -51,9 +51,14 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     // the information files whatever the probe says below.
     // Not fatal: without it a start reads the driver's files, as it always could.
     try {
-      IdentityCache identities = build_identity_cache(fs);
+      std::vector<std::string> no_uuid;
+      IdentityCache identities = build_identity_cache(fs, &no_uuid);
       write_identity_cache(fs, identities);
       std::printf("wrote %s: %zu GPUs\n", fs.resolve(kIdentityCachePath).c_str(), identities.gpus.size());
+      for (const auto& name : no_uuid)
+        std::printf("left out GPU %s: its information file names no GPU UUID yet (the GPU is not initialised); "
+                    "starts read it from the driver until a refresh finds it\n",
+                    name.c_str());
     } catch (const Error& e) {
       std::fprintf(stderr, "gpu-numa-hook: topology --refresh: %s; each start reads the GPUs' information files instead\n",
                    e.what());

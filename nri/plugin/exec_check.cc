@@ -2,6 +2,8 @@
 
 #include <elf.h>
 
+#include <cerrno>
+
 namespace gnh::nri {
 
 const MountInfoLine* mount_for_path(const std::vector<MountInfoLine>& mounts, std::string_view host_path) {
@@ -56,6 +58,13 @@ std::string arch_name(int machine, int data) {
     case EM_386: return "i386";
     case EM_ARM: return "arm";
     default: return "machine " + std::to_string(machine);
+  }
+}
+
+bool probe_failure_is_ours(int err) {
+  switch (err) {
+    case EMFILE: case ENFILE: case ENOMEM: case ENOBUFS: case EAGAIN: case EINTR: return true;
+    default: return false;
   }
 }
 

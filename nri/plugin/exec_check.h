@@ -30,6 +30,11 @@ ElfIdentity this_node_elf();
 // or "machine 243".
 std::string arch_name(int machine, int data);
 
+// Whether a probe's failure with this errno is a shortage of our own (EMFILE, ENFILE, ENOMEM,
+// ENOBUFS, EAGAIN, EINTR): it says nothing of the file, which runc, another process, may well
+// exec. Any other errno (ENOENT, EACCES, ENOTDIR, ELOOP, EIO...) is about the file or its path.
+bool probe_failure_is_ours(int err);
+
 // The first bytes of the file (64 suffice): "" when runc can exec it here: an ELF of this node's
 // class, byte order and machine, or a "#!" script (the kernel runs its interpreter, as for any
 // script runc is given). Otherwise why not, e.g. "built for aarch64, this node is x86_64".

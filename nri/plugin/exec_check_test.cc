@@ -2,6 +2,8 @@
 
 #include <elf.h>
 
+#include <cerrno>
+
 #include <doctest/doctest.h>
 
 using namespace gnh;
@@ -84,4 +86,9 @@ TEST_CASE("exec check: the node's identity is the one this test runs as") {
   CHECK(n.elf_class == (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32));
   CHECK(!arch_name(n.machine, n.data).empty());
   CHECK(arch_name(n.machine, n.data).rfind("machine ", 0) != 0);
+}
+
+TEST_CASE("exec check: a probe's errno is ours (a shortage) or the file's") {
+  for (int err : {EMFILE, ENFILE, ENOMEM, ENOBUFS, EAGAIN, EINTR}) CHECK(probe_failure_is_ours(err));
+  for (int err : {ENOENT, EACCES, EPERM, ENOTDIR, ELOOP, ENAMETOOLONG, EIO, ESTALE, 0}) CHECK_FALSE(probe_failure_is_ours(err));
 }

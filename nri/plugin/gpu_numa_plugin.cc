@@ -93,6 +93,7 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
               "): it starts WITHOUT the hook, its cpuset.mems unchecked (pod " + req.pod().namespace_() + "/" +
               req.pod().name() + ", container " + req.container().name() +
               "); put the hook back (the DaemonSet's init container copies it) or point --hook at it";
+      if (!hb.unchecked.empty()) r.msg += " (the last check's verdict: this one could not look, " + hb.unchecked + ")";
       write(r);
       return resp;
     }
@@ -105,6 +106,10 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
     r.duration_us = last_us_;
     r.msg = "container may get GPUs: added " + hook_.path + " at createRuntime (pod " + req.pod().namespace_() + "/" +
             req.pod().name() + ", container " + req.container().name() + ")";
+    if (!hb.unchecked.empty()) {
+      r.level = "warn";
+      r.msg += "; the hook could not be checked (" + hb.unchecked + ", a shortage of this plugin's own): added as the last check found it";
+    }
     write(r);
     return resp;
   }

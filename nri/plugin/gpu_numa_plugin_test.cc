@@ -3,6 +3,10 @@
 #include "plugin/gpu_numa_plugin.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,4 +97,63 @@ TEST_CASE("plugin update: the GPUs and the container's cgroup are read under --h
     CHECK(resp.update_size() == 0);
     CHECK(lines.empty());
   }
+}
+
+namespace {
+
+// A GPU container being created (device 195:0), as the runtime asks about it.
+api::CreateContainerRequest create_gpu_container() {
+  api::CreateContainerRequest req;
+  req.mutable_pod()->set_namespace_("ml");
+  req.mutable_pod()->set_name("train-0");
+  api::Container* c = req.mutable_container();
+  c->set_id("c1");
+  c->set_name("trainer");
+  auto* d = c->mutable_linux()->add_devices();
+  d->set_path("/dev/nvidia0");
+  d->set_type("c");
+  d->set_major(195);
+  d->set_minor(0);
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("plugin create: a hook check the plugin cannot make (EMFILE) still injects the hook, with a warning") {
+  // The plugin out of descriptors says nothing of the hook: the container must not lose it.
+  NodeRoot node;
+  const std::string hook_path = "/opt/gpu-numa-hook/bin/gpu-numa-hook";
+  fs::create_directories(node.root + "/opt/gpu-numa-hook/bin");
+  std::ofstream(node.root + hook_path) << "#!/bin/sh\nexit 0\n";
+  fs::permissions(node.root + hook_path, fs::perms::owner_all);
+  // The node's / as an exec mount in its table, so the verdict does not hang on how /tmp is mounted.
+  struct stat st {};
+  REQUIRE(::stat(node.root.c_str(), &st) == 0);
+  std::ofstream(node.root + "/proc/1/mountinfo", std::ios::app)
+      << "22 1 " << major(st.st_dev) << ":" << minor(st.st_dev) << " / / rw,relatime - ext4 /dev/sda3 rw\n";
+  HookSettings hook;
+  hook.path = hook_path;
+  hook.host_root = node.root;
+  std::vector<LogRecord> lines;
+  GpuNumaPlugin plugin(Config{}, hook, [&](const LogRecord& r) { lines.push_back(r); });
+  REQUIRE(plugin.create_container(create_gpu_container()).has_adjust());  // checked: usable
+
+  struct rlimit saved {};
+  ::getrlimit(RLIMIT_NOFILE, &saved);
+  const int lowest = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE(lowest >= 0);
+  ::close(lowest);
+  struct rlimit lowered = saved;
+  lowered.rlim_cur = static_cast<rlim_t>(lowest);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  const api::CreateContainerResponse resp = plugin.create_container(create_gpu_container());
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+
+  CHECK(resp.has_adjust());
+  CHECK(plugin.injections() == 2);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].action == "inject");
+  CHECK(lines[1].level == "warn");
+  CHECK(lines[1].msg.find("the hook could not be checked (Too many open files, a shortage of this plugin's own)") !=
+        std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -66,6 +67,34 @@ MountTableCache& mount_table() {
   return cache;
 }
 
+// The last verdict reached on each (host root, path), for a probe that cannot look.
+class LastVerdicts {
+ public:
+  HookBinary remember(HookBinary h, const std::string& host_root) {
+    std::lock_guard<std::mutex> l(m_);
+    last_[host_root + '\0' + h.path] = h;
+    return h;
+  }
+  HookBinary unchecked(const std::string& path, const std::string& host_root, int err) {
+    std::lock_guard<std::mutex> l(m_);
+    auto it = last_.find(host_root + '\0' + path);
+    HookBinary h;
+    if (it != last_.end()) h = it->second;
+    else h.path = path, h.usable = true;  // never checked: taken as present, the protective verdict
+    h.unchecked = std::strerror(err);
+    return h;
+  }
+
+ private:
+  std::mutex m_;
+  std::map<std::string, HookBinary> last_;
+};
+
+LastVerdicts& last_verdicts() {
+  static LastVerdicts verdicts;
+  return verdicts;
+}
+
 std::string mode_problem(const struct stat& st) {
   if (!S_ISREG(st.st_mode)) return "not a regular file";
   // Any execute bit, not access(X_OK): runc, as root, runs a file with any.
@@ -85,8 +114,10 @@ HookBinary probe_hook_binary(const std::string& path, const std::string& host_ro
   ResolvedPath r = resolve_in_root(host_root, path);
   struct stat st {};
   if (r.error != 0 || ::fstat(r.fd, &st) != 0) {
-    h.problem = std::strerror(r.error ? r.error : errno);
-    return h;
+    const int err = r.error ? r.error : errno;
+    if (probe_failure_is_ours(err)) return last_verdicts().unchecked(path, host_root, err);
+    h.problem = std::strerror(err);
+    return last_verdicts().remember(h, host_root);
   }
   if ((h.problem = mode_problem(st)).empty()) {
     const std::string source = host_root == "/" ? "/proc/self/mountinfo" : host_root + "/proc/1/mountinfo";
@@ -101,6 +132,7 @@ HookBinary probe_hook_binary(const std::string& path, const std::string& host_ro
   if (h.problem.empty() && r.parent_fd >= 0) {
     // Unreadable (mode 0711 to a root without CAP_DAC_OVERRIDE): runc, with it, still execs it.
     int fd = ::openat(r.parent_fd, r.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && probe_failure_is_ours(errno)) return last_verdicts().unchecked(path, host_root, errno);
     if (fd >= 0) {
       char head[64];
       ssize_t n = ::pread(fd, head, sizeof(head), 0);
@@ -109,7 +141,7 @@ HookBinary probe_hook_binary(const std::string& path, const std::string& host_ro
     }
   }
   h.usable = h.problem.empty();
-  return h;
+  return last_verdicts().remember(h, host_root);
 }
 
 }  // namespace gnh::nri

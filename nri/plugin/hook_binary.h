@@ -16,6 +16,11 @@ struct HookBinary {
   // why not, for operators: "No such file or directory", "not a regular file", "not executable
   // (mode 0644)", "on a noexec mount (/opt, /dev/sda3)", "built for aarch64, this node is x86_64"
   std::string problem;
+  // Set when the probe could not look, for want of our own resources (a descriptor, memory:
+  // probe_failure_is_ours): then `usable` and `problem` are the last verdict on this path, or
+  // usable when there is none. Our shortage must not read as "the hook is gone" and stop the
+  // injection: the hook stays as protective as it was. E.g. "Too many open files".
+  std::string unchecked;
   bool operator==(const HookBinary&) const = default;
 };
 

@@ -1,6 +1,8 @@
 #include "plugin/hook_binary.h"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -138,4 +140,61 @@ TEST_CASE("hook binary: an ELF built for another machine: not usable, both machi
   CHECK_FALSE(b.usable);
   // The head keeps this node's byte order; only the machine differs.
   CHECK(b.problem == "built for " + arch_name(other, node.data) + ", this node is " + arch_name(node.machine, node.data));
+}
+
+namespace {
+
+// While alive, this process can open no descriptor (EMFILE): the soft RLIMIT_NOFILE is lowered to
+// the lowest free descriptor, as a plugin that leaked descriptors under load would be.
+struct NoFreeDescriptors {
+  struct rlimit saved {};
+  NoFreeDescriptors() {
+    ::getrlimit(RLIMIT_NOFILE, &saved);
+    const int lowest = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    REQUIRE(lowest >= 0);
+    ::close(lowest);
+    struct rlimit lowered = saved;
+    lowered.rlim_cur = static_cast<rlim_t>(lowest);
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+  }
+  ~NoFreeDescriptors() { ::setrlimit(RLIMIT_NOFILE, &saved); }
+};
+
+HookBinary probe_without_descriptors(const HostRoot& h) {
+  NoFreeDescriptors none;
+  return probe_hook_binary(kHook, h.root.string());
+}
+
+}  // namespace
+
+TEST_CASE("hook binary: a probe that cannot open a descriptor (EMFILE) keeps the last verdict, never reads as missing") {
+  // A shortage of the plugin's own says nothing of the hook: injection goes on as it was.
+  HostRoot h;
+  h.mountinfo("rw,relatime");
+  h.put(kHook, this_node_head(), 0755);
+  REQUIRE(probe_hook_binary(kHook, h.root.string()).usable);
+  HookBinary b = probe_without_descriptors(h);
+  CHECK(b.usable);
+  CHECK(b.problem == "");
+  CHECK(b.unchecked == "Too many open files");
+  // Once it can look again, it does.
+  b = probe_hook_binary(kHook, h.root.string());
+  CHECK(b.usable);
+  CHECK(b.unchecked == "");
+
+  // A hook last seen missing stays missing: the shortage does not make it present either.
+  HostRoot m;
+  m.mountinfo("rw,relatime");
+  REQUIRE_FALSE(probe_hook_binary(kHook, m.root.string()).usable);
+  b = probe_without_descriptors(m);
+  CHECK_FALSE(b.usable);
+  CHECK(b.problem == "No such file or directory");
+  CHECK(b.unchecked == "Too many open files");
+
+  // Never checked: taken as present, the verdict that keeps containers protected.
+  HostRoot n;
+  n.mountinfo("rw,relatime");
+  b = probe_without_descriptors(n);
+  CHECK(b.usable);
+  CHECK(b.unchecked == "Too many open files");
 }

@@ -306,9 +306,26 @@ int main(int argc, char** argv) {
   // The hook's presence: probed at start, on every heartbeat and before each injection; each
   // change logged once (an error while it is missing: GPU containers start unprotected).
   bool first_probe = true;
+  std::string unchecked;  // why the last probe could not look ("" when it could)
   std::mutex hook_m;
   auto hook_seen = [&](const gnh::nri::HookBinary& h) {
     std::lock_guard<std::mutex> l(hook_m);
+    if (h.unchecked != unchecked) {
+      // Our own shortage, not the hook's: said once when it starts and once when it ends.
+      gnh::LogRecord r;
+      r.program = "gpu-numa-nri";
+      r.level = h.unchecked.empty() ? "info" : "warn";
+      r.stage = "nri-hook";
+      r.action = h.unchecked.empty() ? "checked" : "unchecked";
+      r.msg = h.unchecked.empty()
+                  ? "the hook " + h.path + " can be checked again"
+                  : "cannot check the hook " + h.path + " (" + h.unchecked + ", a shortage of this plugin's own, not of " +
+                        "the hook): the last check's verdict stands (" +
+                        (h.usable ? std::string("usable: GPU containers get the hook") : "not usable: " + h.problem) +
+                        "); raise the plugin's open-file limit or memory if this lasts";
+      log(r);
+      unchecked = h.unchecked;
+    }
     if (!state.set_hook(h) && !first_probe) return;
     if (!(first_probe && h.usable)) {
       gnh::LogRecord r;

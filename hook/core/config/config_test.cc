@@ -105,6 +105,22 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
         Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, timeout-ms)"});
 }
 
+TEST_CASE("a typo never switches off a file the plain reader honours: non-ASCII comments, triple quotes in a comment") {
+  // Clean, these files take the plain reader's path; a mistyped key sends them to toml++ for its
+  // line number. Both paths must honour them alike, or one typo drops the operator's policy.
+  for (const std::string head : {std::string("[policy]\non-error = \"refuse\" # refus\xc3\xa9 si le n\xc5\x93ud manque\n"),
+                                 std::string("# multi-line strings (\"\"\") are not used here \xe2\x80\x94 none\n"
+                                             "[policy]\non-error = \"refuse\"\n")}) {
+    CAPTURE(head);
+    CHECK(parse_config(head, "f.toml").policy.on_error == OnErrorPolicy::refuse);
+    Config c = parse_config(head + "misssing-node = \"warn\"\n", "f.toml");
+    CHECK(c.policy.on_error == OnErrorPolicy::refuse);
+    REQUIRE(c.problems.size() == 1);
+    CHECK(describe(c.problems[0]).find("policy.misssing-node: unknown key, ignored") != std::string::npos);
+    CHECK(c.problems[0].line == (head[0] == '#' ? 4 : 3));
+  }
+}
+
 TEST_CASE("a bad value leaves that one key at its default, named with line, key and what is allowed") {
   Config c = parse_config("[policy]\non-error = \"refsue\"\nmissing-node = \"refuse\"\n", "f");
   CHECK(c.policy.on_error == OnErrorPolicy::allow);

@@ -5,6 +5,8 @@
 // tests/fuzz/fuzz_config. So the config text is checked first: a file that is all ASCII (every
 // value this config takes is) passes untouched; otherwise non-ASCII is accepted only in comments
 // that toml++ is sure to see as comments, and refused elsewhere with a line and column.
+// parse_config runs it on text its plain reader declined: text that reader took has every comment
+// delimited by the reader itself, and needs no guard (config.cc says why).
 #pragma once
 
 #include <string>

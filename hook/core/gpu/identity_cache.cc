@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "gpu/driver_files.h"
+
 namespace gnh {
 
 namespace {
@@ -56,6 +58,19 @@ bool words(std::string_view l, std::string_view* out, size_t n) {
 }
 
 }  // namespace
+
+bool is_gpu_uuid(std::string_view text) {
+  constexpr std::string_view kForm = "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+  if (text.size() != kForm.size() || text.substr(0, 4) != kForm.substr(0, 4)) return false;
+  for (size_t i = 4; i < kForm.size(); ++i)
+    if (kForm[i] == '-' ? text[i] != '-' : !std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+  return true;
+}
+
+bool cacheable_information(std::string_view information) {
+  auto info = parse_gpu_information(information);
+  return info && is_gpu_uuid(info->uuid);
+}
 
 const CachedInformation* IdentityCache::find(std::string_view dir) const {
   for (const auto& g : gpus)

@@ -7,6 +7,10 @@
 // driver's answer for as long as that link's inode is the one recorded, and the cache as a whole
 // for as long as the boot is. Written by `topology --refresh`, read by the hook; parsed as if
 // hostile: strict lines, bounded sizes. Pure.
+// The driver prints a GPU's "GPU UUID" line only once the GPU is initialised, and the binding
+// does not change then: a file read before would stand for the whole boot and hide the GPU from a
+// request by UUID. So only a file with a well-formed UUID is kept, and one without is never taken
+// from the cache (a cache an older version wrote may hold one).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +33,13 @@ struct IdentityCache {
   std::vector<CachedInformation> gpus;
   const CachedInformation* find(std::string_view dir) const;
 };
+
+// "GPU-" and 32 hex digits as 8-4-4-4-12, the form the driver prints once the GPU is initialised.
+bool is_gpu_uuid(std::string_view text);
+
+// Whether an information file may be kept in, or taken from, the cache: it parses
+// (gpu/driver_files.h) and names the GPU's UUID (is_gpu_uuid).
+bool cacheable_information(std::string_view information);
 
 // "gpu-numa-hook gpu-identities 1\nboot-id <id>\n", then per GPU "gpu <dir> <binding> <bytes>\n",
 // the file's bytes and "\n".

@@ -88,3 +88,22 @@ TEST_CASE("an identity cache that is not exactly of this format is refused, with
   for (int i = 0; i < 65; ++i) many += "gpu 0000:" + std::to_string(10 + i) + ":00.0 1 0\n\n";
   CHECK(why_not(many) == "more than 64 GPUs");
 }
+
+TEST_CASE("only an information file that names the GPU's UUID may be cached") {
+  // As the H200 host's driver writes it (tests/fixture: ../shared/captures/h200-x2), and as it
+  // writes it before the GPU is initialised: no "GPU UUID" line.
+  const std::string initialised =
+      "Model: \t\t NVIDIA H200\nIRQ:   \t\t 41\nGPU UUID: \t GPU-a2348aed-8b16-f989-4a0e-e3b565598207\n"
+      "Video BIOS: \t 96.00.a5.00.1a\nBus Type: \t PCIe\nBus Location: \t 0000:00:07.0\nDevice Minor: \t 1\n"
+      "GPU Excluded:\t No\n";
+  CHECK(cacheable_information(initialised));
+  std::string early = initialised;
+  early.erase(early.find("GPU UUID"), early.find("Video BIOS") - early.find("GPU UUID"));
+  CHECK_FALSE(cacheable_information(early));
+  CHECK_FALSE(cacheable_information("GPU UUID: \t GPU-a2348aed-8b16-f989-4a0e-e3b565598207\n"));  // no minor
+  CHECK(is_gpu_uuid("GPU-A2348AED-8B16-F989-4A0E-E3B565598207"));
+  for (const char* bad : {"", "GPU-", "??", "N/A", "GPU-a2348aed-8b16-f989-4a0e-e3b56559820",
+                          "GPU-a2348aed-8b16-f989-4a0e-e3b5655982070", "GPU-a2348aed-8b16-f989-4a0e-e3b56559820g",
+                          "GPU-a2348aed08b16-f989-4a0e-e3b565598207", "MIG-a2348aed-8b16-f989-4a0e-e3b565598207"})
+    CHECK_FALSE(is_gpu_uuid(bad));
+}

@@ -23,19 +23,23 @@ Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* 
   if (!gpus.dir) return inv;
   for (const auto& name : gpus.dir->names()) {
     std::string why;
-    std::optional<std::string> info_text;
+    std::optional<GpuInformation> info;
     const CachedInformation* cached = gpus.identities ? gpus.identities->find(name) : nullptr;
-    if (cached && read_gpu_binding(gpus.fs, name) == cached->binding) info_text = cached->information;
-    else cached = nullptr;
-    if (!info_text) info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
-    if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
-    auto info = parse_gpu_information(*info_text, &why);
-    if (!info)
-      fail("cannot parse " +
-               (cached ? "the GPU identity cache " + gpus.fs.resolve(kIdentityCachePath) + " (" + name + ")"
-                       : gpus.dir->path() + "/" + name + "/information") +
-               ": " + why,
-           EINVAL);
+    if (cached && read_gpu_binding(gpus.fs, name) == cached->binding) {
+      info = parse_gpu_information(cached->information, &why);
+      if (!info)
+        fail("cannot parse the GPU identity cache " + gpus.fs.resolve(kIdentityCachePath) + " (" + name + "): " + why,
+             EINVAL);
+      // Without its UUID (read before the GPU was initialised, by a version that kept such files)
+      // it would hide the GPU from a request by UUID: the driver's file is read instead.
+      if (!is_gpu_uuid(info->uuid)) info.reset();
+    }
+    if (!info) {
+      auto info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
+      if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
+      info = parse_gpu_information(*info_text, &why);
+      if (!info) fail("cannot parse " + gpus.dir->path() + "/" + name + "/information: " + why, EINVAL);
+    }
     Gpu g;
     g.minor = *info->minor;
     g.uuid = info->uuid;

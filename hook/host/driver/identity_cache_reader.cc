@@ -34,7 +34,7 @@ std::optional<IdentityCache> load_identity_cache(const HostFs& fs) {
   }
 }
 
-IdentityCache build_identity_cache(const HostFs& fs) {
+IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* no_uuid) {
   IdentityCache cache;
   cache.boot_id = read_boot_id(fs);
   auto dir = fs.open_dir("/proc/driver/nvidia/gpus");
@@ -49,6 +49,11 @@ IdentityCache build_identity_cache(const HostFs& fs) {
       continue;  // left to the hook, which reads it from the driver and says what is wrong
     }
     if (!text || !parse_gpu_information(*text)) continue;
+    // Without its UUID (the GPU not initialised yet) the file would stand for the whole boot.
+    if (!cacheable_information(*text)) {
+      if (no_uuid) no_uuid->push_back(name);
+      continue;
+    }
     if (read_gpu_binding(fs, name) != before) continue;
     cache.gpus.push_back({name, *before, std::move(*text)});
   }

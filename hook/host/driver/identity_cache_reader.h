@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpu/identity_cache.h"
 #include "host/fs/host_fs.h"
@@ -23,9 +24,11 @@ std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs);
 
 // Every GPU's information file read from the driver, each kept only when its binding is the same
-// before and after the read (a GPU rebound meanwhile is left out, and read from the driver at
-// every start until the next refresh). Failure when the GPU directory cannot be listed.
-IdentityCache build_identity_cache(const HostFs& fs);
+// before and after the read and it names the GPU's UUID (gpu/identity_cache.h): a GPU rebound
+// meanwhile, or not yet initialised, is left out, and read from the driver at every start until
+// the next refresh; `no_uuid` gets the directories left out for want of a UUID. Failure when the
+// GPU directory cannot be listed.
+IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* no_uuid = nullptr);
 
 // Writes the cache atomically to kIdentityCachePath, creating its directory (0755). Failure
 // naming the file.
