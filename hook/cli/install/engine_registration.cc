@@ -47,6 +47,7 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
   std::string our_after = our_before.value_or("");
   if (o.uninstall) {
     if (earlier && earlier->previous_next) our_after = set_runtime_next(our_after, *earlier->previous_next);
+    if (earlier && earlier->previous_hook && our_before) our_after = set_runtime_hook(our_after, *earlier->previous_hook);
     state.forget(rt);
   } else {
     if (!edit.runtimes.nvidia_binary.empty()) {
@@ -59,6 +60,21 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
       our_after = set_runtime_next(our_after, {nvidia, "runc", "crun"});
       lines.push_back("chain: " + rt + "'s runtime '" + nvidia + "' is NVIDIA's: gpu-numa-runtime runs it next ([runtime] next in " +
                       ours + ")");
+    }
+    // The shim registers our config's [runtime] hook, not a path of its own: --hook-path goes there.
+    if (earlier && earlier->previous_hook) edit.record.previous_hook = earlier->previous_hook;
+    const std::string builtin_hook = InstallOptions{}.hook_path;
+    if (our_before) {
+      const std::optional<std::string> hook = runtime_hook(our_after, ours);
+      if (hook.value_or(builtin_hook) != io.hook_path) {
+        if (!edit.record.previous_hook) edit.record.previous_hook = hook.value_or("");
+        our_after = set_runtime_hook(our_after, io.hook_path);
+        lines.push_back("hook: gpu-numa-runtime registers " + io.hook_path + " ([runtime] hook in " + ours + ")");
+      }
+    } else if (io.hook_path != builtin_hook) {
+      fail(ours + " does not exist: gpu-numa-runtime registers the hook its [runtime] hook names (default " + builtin_hook +
+           "), so --hook-path " + io.hook_path + " must be written there; nothing was changed. Install our config (the "
+           "package's /etc/gpu-numa-hook/config.toml, or name it with --config) and run install again");
     }
     if (!edit.runtimes.base_runtime.empty())
       lines.push_back("base: the gpu-numa runtime is a copy of '" + edit.runtimes.base_runtime +

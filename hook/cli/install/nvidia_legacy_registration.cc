@@ -10,7 +10,9 @@
 #include "cli/install/install_paths.h"
 #include "cli/install/install_record.h"
 #include "cli/install/install_report.h"
+#include "base/error.h"
 #include "install/config_edit.h"
+#include "install/nvidia_mode.h"
 
 namespace gnh::install_cli {
 
@@ -43,8 +45,13 @@ Undo exact_undo(const std::string& path, const std::optional<std::string>& befor
 int install_nvidia_legacy(const GlobalOptions& g, const InstallCommandOptions& o, const InstallOptions& io) {
   const std::string file = engine_file(o, o.runtime);
   const std::string ours = our_config(g);
-  Recorded rec(g, o.runtime);
   auto nv_before = read_optional(file);
+  // Only legacy mode runs [nvidia-container-runtime-hook] path: in any other mode the registration
+  // would look installed and never run. Refused before anything is written (--dry-run too).
+  if (!o.uninstall)
+    if (std::string why = nvidia_mode_never_runs_hook(nvidia_runtime_mode(nv_before.value_or(""), file), file); !why.empty())
+      fail("--runtime nvidia-legacy refused, nothing written: " + why);
+  Recorded rec(g, o.runtime);
   auto our_before = read_optional(ours);
   std::string previous;
   const std::string restore = chain_next_hook(our_before.value_or(""), ours);

@@ -59,6 +59,11 @@ std::string set_chain_next_hook(std::string_view our_config, const std::string& 
 std::string set_runtime_next(std::string_view our_config, const std::vector<std::string>& next);
 // The current [runtime] next of our config text (empty when unset).
 std::vector<std::string> runtime_next(std::string_view our_config, const std::string& file);
+// Our config.toml's [runtime] hook (the hook the shim registers), edited as text like
+// set_chain_next_hook; `hook` "" removes the line (the built-in default applies).
+std::string set_runtime_hook(std::string_view our_config, const std::string& hook);
+// The current [runtime] hook of our config text; nullopt when unset.
+std::optional<std::string> runtime_hook(std::string_view our_config, const std::string& file);
 // The current [chain] next-hook value in our config text ("" when unset).
 std::string chain_next_hook(std::string_view our_config, const std::string& file);
 

@@ -50,6 +50,9 @@ struct InstallRecord {
   bool created_config = false;   // the main file did not exist before install
   // Our [runtime] next before install chained it to NVIDIA's runtime (nullopt: not chained).
   std::optional<std::vector<std::string>> previous_next;
+  // Our [runtime] hook before install set it to --hook-path ("" = the key was absent; nullopt:
+  // install did not change it).
+  std::optional<std::string> previous_hook;
   std::string plugin_dir;        // nri, crio-nri: the pre-registered plugin's directory ("" = none)
   std::vector<std::string> made_dirs;  // directories install created (uninstall removes them if empty)
   // The operator's files install rewrote, each with a digest of what it wrote: a file still holding

@@ -29,55 +29,8 @@ bool is_our_hooks_d_file(std::string_view text) {
   return hooks_d_file_text(o) == text;
 }
 
-namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-// Our config edited as text, so its comments survive (it is a conffile the operator reads): the
-// `key = ...` line of [section] replaced by `line` (a multi-line array value too), or added at
-// the end of the section, or a new section appended. Every other line is kept as it was.
-std::string set_key_line(std::string_view text, const std::string& section, const std::string& key,
-                         const std::string& line) {
-  const std::string header = "[" + section + "]";
-  std::string out;
-  bool in_section = false, done = false, saw_section = false, skipping_array = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    std::string t = trim(l);
-    if (skipping_array) {  // the rest of a multi-line value we replaced
-      if (t.find(']') != std::string::npos) skipping_array = false;
-      continue;
-    }
-    if (!t.empty() && t.front() == '[') {
-      if (in_section && !done) { out += line + "\n"; done = true; }
-      in_section = t == header;
-      saw_section |= in_section;
-    } else if (in_section && !done && t.rfind(key, 0) == 0 && t.find('=') != std::string::npos &&
-               trim(t.substr(key.size(), t.find('=') - key.size())).empty()) {
-      out += line + "\n";
-      done = true;
-      skipping_array = t.find('[', t.find('=')) != std::string::npos && t.find(']', t.find('=')) == std::string::npos;
-      continue;
-    }
-    out += std::string(l) + "\n";
-  }
-  if (in_section && !done) out += line + "\n";
-  if (!saw_section) out += "\n" + header + "\n" + line + "\n";
-  return out;
-}
-
-}  // namespace
-
 std::string set_chain_next_hook(std::string_view text, const std::string& next_hook) {
-  return set_key_line(text, "chain", "next-hook", "next-hook = " + toml_quoted(next_hook));
+  return set_toml_key_line(text, "chain", "next-hook", "next-hook = " + toml_quoted(next_hook));
 }
 
 bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
@@ -88,7 +41,7 @@ bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
 std::string set_runtime_next(std::string_view text, const std::vector<std::string>& next) {
   std::string line = "next = [";
   for (size_t i = 0; i < next.size(); ++i) line += (i ? ", " : "") + toml_quoted(next[i]);
-  return set_key_line(text, "runtime", "next", line + "]");
+  return set_toml_key_line(text, "runtime", "next", line + "]");
 }
 
 std::vector<std::string> runtime_next(std::string_view text, const std::string& file) {
@@ -98,6 +51,14 @@ std::vector<std::string> runtime_next(std::string_view text, const std::string& 
     for (const auto& e : *a)
       if (auto v = e.value<std::string>()) out.push_back(*v);
   return out;
+}
+
+std::string set_runtime_hook(std::string_view text, const std::string& hook) {
+  return set_toml_key_line(text, "runtime", "hook", hook.empty() ? "" : "hook = " + toml_quoted(hook));
+}
+
+std::optional<std::string> runtime_hook(std::string_view text, const std::string& file) {
+  return parse_toml_file(text, file)["runtime"]["hook"].value<std::string>();
 }
 
 std::string chain_next_hook(std::string_view text, const std::string& file) {

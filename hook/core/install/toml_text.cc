@@ -24,6 +24,52 @@ std::string emit_toml(const toml::table& t) {
   return s;
 }
 
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+}  // namespace
+
+std::string set_toml_key_line(std::string_view text, const std::string& section, const std::string& key,
+                              const std::string& line) {
+  const std::string header = "[" + section + "]";
+  const bool remove = line.empty();
+  std::string out;
+  bool in_section = false, done = false, saw_section = false, skipping_array = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    std::string t = trim(l);
+    if (skipping_array) {  // the rest of a multi-line value we replaced
+      if (t.find(']') != std::string::npos) skipping_array = false;
+      continue;
+    }
+    if (!t.empty() && t.front() == '[') {
+      if (in_section && !done && !remove) { out += line + "\n"; done = true; }
+      in_section = t == header;
+      saw_section |= in_section;
+    } else if (in_section && !done && t.rfind(key, 0) == 0 && t.find('=') != std::string::npos &&
+               trim(t.substr(key.size(), t.find('=') - key.size())).empty()) {
+      if (!remove) out += line + "\n";
+      done = true;
+      skipping_array = t.find('[', t.find('=')) != std::string::npos && t.find(']', t.find('=')) == std::string::npos;
+      continue;
+    }
+    out += std::string(l) + "\n";
+  }
+  if (remove) return out;
+  if (in_section && !done) out += line + "\n";
+  if (!saw_section) out += "\n" + header + "\n" + line + "\n";
+  return out;
+}
+
 std::string toml_quoted(const std::string& v) {
   std::string q = "\"";
   for (char c : v) {

@@ -30,6 +30,7 @@ std::vector<std::string> double_registrations(const StatusFacts& f) {
   const EngineFact* crio_shim = registered(f, "crio-runtime");
   const EngineFact* containerd_shim = registered(f, "containerd");
   const EngineFact* legacy = registered(f, "nvidia-legacy");
+  if (legacy && !legacy->never_runs.empty()) legacy = nullptr;  // outside legacy mode it never runs: nothing twice
   const std::string nri = "the NRI plugin (" + (f.nri_runtime.empty() ? std::string("connected") : "connected to " + f.nri_runtime) + ")";
   if (f.nri_connected && hooks && nri_runtime_is(f, "cri-o"))
     out.push_back("registered twice: " + nri + " and hooks.d (" + hooks->file +

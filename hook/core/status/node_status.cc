@@ -24,6 +24,7 @@ StatusVerdict judge_status(const StatusFacts& f) {
     if (!e.error.empty()) v.unknown.push_back(e.engine + ": " + e.error);
     if (!e.registered) continue;
     ++registered;
+    if (!e.never_runs.empty()) v.not_protected.push_back(e.engine + ": " + e.never_runs);
     for (const BinaryFact& b : e.binaries)
       if (!b.exists || !b.executable)
         v.not_protected.push_back(e.engine + ": the " + b.role + " " + b.path + " named by " + e.file + " " + binary_word(b) +

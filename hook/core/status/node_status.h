@@ -30,6 +30,9 @@ struct EngineFact {
   bool is_default = false;  // runtimes: the engine's default runtime (else containers ask for it)
   std::string error;        // the file could not be read or parsed ("" = read)
   std::vector<BinaryFact> binaries;
+  // Registered, but the engine never runs it, and why (nvidia-legacy outside NVIDIA's legacy mode,
+  // install/nvidia_mode.h); "" = it runs.
+  std::string never_runs = {};
 };
 
 struct GpuFact {

@@ -77,6 +77,27 @@ TEST_CASE("status: nothing registered is not protected, unreadable facts alone a
   CHECK(w.unknown == std::vector<std::string>{"cgroups: no cpuset hierarchy mounted"});
 }
 
+TEST_CASE("status: nvidia-legacy registered while NVIDIA's mode is not legacy is not protected, one line, no double") {
+  StatusFacts f = protected_node();
+  f.engines.clear();
+  EngineFact legacy{"nvidia-legacy", "NVIDIA runtime hook (legacy mode)", "/etc/nvidia-container-runtime/config.toml", true,
+                    false, "", {}};
+  legacy.binaries.push_back({"hook", "/usr/bin/gpu-numa-hook", true, true});
+  f.engines.push_back(legacy);
+  CHECK(judge_status(f).exit_code() == 0);  // legacy mode: it runs
+  f.engines[0].never_runs = "/etc/nvidia-container-runtime/config.toml has [nvidia-container-runtime] mode = \"cdi\": ...";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  CHECK(v.not_protected == std::vector<std::string>{
+                               "nvidia-legacy: /etc/nvidia-container-runtime/config.toml has [nvidia-container-runtime] mode = \"cdi\": ..."});
+  // beside the docker shim it is not a second registration: in that mode it never runs
+  StatusFacts g = protected_node();
+  g.engines.push_back(f.engines[0]);
+  StatusVerdict w = judge_status(g);
+  CHECK(w.exit_code() == 1);
+  for (const std::string& n : w.notes) CHECK(n.find("registered twice") == std::string::npos);
+}
+
 TEST_CASE("status: a runtime that is not the default, a disabled timer, a Grace GPU not yet initialized are notes") {
   StatusFacts f = protected_node();
   f.engines[0].is_default = false;

@@ -18,6 +18,7 @@ nlohmann::ordered_json to_json(const InstallRecord& r) {
   }
   if (r.created_config) j["created_config"] = true;
   if (r.previous_next) j["previous_next"] = *r.previous_next;
+  if (r.previous_hook) j["previous_hook"] = *r.previous_hook;
   if (!r.plugin_dir.empty()) j["plugin_dir"] = r.plugin_dir;
   if (!r.made_dirs.empty()) j["made_dirs"] = r.made_dirs;
   if (!r.wrote.empty()) j["wrote"] = r.wrote;
@@ -37,6 +38,7 @@ InstallRecord from_json(const nlohmann::json& j) {
   if (j.contains("made_dirs")) r.made_dirs = j["made_dirs"].get<std::vector<std::string>>();
   if (j.contains("wrote")) r.wrote = j["wrote"].get<std::map<std::string, std::string>>();
   if (j.contains("previous_next")) r.previous_next = j["previous_next"].get<std::vector<std::string>>();
+  if (j.contains("previous_hook") && j["previous_hook"].is_string()) r.previous_hook = j["previous_hook"].get<std::string>();
   return r;
 }
 

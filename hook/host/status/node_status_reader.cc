@@ -26,6 +26,7 @@
 #include "install/containerd_config.h"
 #include "install/containerd_load_order.h"
 #include "install/nri_config.h"
+#include "install/nvidia_mode.h"
 #include "status/registration.h"
 
 namespace gnh {
@@ -106,8 +107,11 @@ void add_engine(const HostFs& fs, std::vector<EngineFact>* out, const std::strin
       e.is_default = r->is_default;
       e.binaries.push_back(binary(fs, shim ? "shim" : "hook", r->binary));
       if (shim) add_shim_chain(fs, config, &e);
-      else if (engine == "nvidia-legacy" && !config.next_hook.empty())
-        e.binaries.push_back(binary(fs, "chained hook (config [chain] next-hook)", config.next_hook));
+      if (engine == "nvidia-legacy") {
+        e.never_runs = nvidia_mode_never_runs_hook(nvidia_runtime_mode(*text, fs.resolve(file)), file);
+        if (!config.next_hook.empty())
+          e.binaries.push_back(binary(fs, "chained hook (config [chain] next-hook)", config.next_hook));
+      }
     }
   } catch (const std::exception& ex) {
     e.error = ex.what();
@@ -155,7 +159,8 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
   for (const std::string& dir : hook_dirs)
     add_engine(fs, &f->engines, "podman/crio (hooks.d)", "hooks.d", dir + "/gpu-numa-hook.json", hooks_d_registration,
                config, false);
-  add_engine(fs, &f->engines, "nvidia-legacy", "NVIDIA runtime hook (legacy mode)", "/etc/nvidia-container-runtime/config.toml",
+  add_engine(fs, &f->engines, "nvidia-legacy", "NVIDIA runtime hook (legacy mode)",
+             rec("nvidia-legacy", "/etc/nvidia-container-runtime/config.toml"),
              nvidia_legacy_registration, config, false);
 }
 
