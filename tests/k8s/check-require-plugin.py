@@ -101,7 +101,7 @@ def check(docs):
         strict(m.get("applyConfiguration", {}), "expr", f"mutations[{i}].applyConfiguration", errs)
     conds = " ".join(c.get("expression", "") for c in spec.get("matchConditions", []))
     for want in ("'nvidia.com/gpu' in c.resources.limits", "'nvidia.com/gpu' in c.resources.requests",
-                 "object.spec.resourceClaims", "object.spec.initContainers"):
+                 "object.spec.resourceClaims", "object.spec.initContainers", "k.startsWith('nvidia.cdi.k8s.io/')"):
         if want not in conds: errs.append(f"the match conditions lack {want}")
     key, value = annotation(pol)
     if key != "required-plugins.noderesource.dev": errs.append(f"annotation key {key}")
