@@ -195,7 +195,11 @@ pod nv-again '{"nvidia.cdi.k8s.io/pod": "nvidia.com/gpu=0"}'
 hooked nv-again "NVIDIA's plugin restarted, ours at 05: nvidia.cdi.k8s.io/pod"
 
 # 4. fail closed: ours down, the pod carries the policy's annotation too: refused, nothing started
+n_closed=$(grep -c 'connection to plugin \\"05-gpu-numa\\" closed' "$TMP/containerd.log")
 stop "$TMP/plugin.pid"
+# containerd has dropped it (its line), so the create below is not sent to a closing connection
+wait_for "$TMP/containerd.log" 'connection to plugin \\"05-gpu-numa\\" closed' $((n_closed + 1)) ||
+    { fail "containerd drops our plugin" "$(grep -i 'gpu-numa' "$TMP/containerd.log" | tail -2 | one_line)"; finish; }
 n_hooked=$(grep -c "gpu-numa-hook\[[0-9]*\] " "$LOG")
 pod nv-closed "$(jq -cn --arg k "$REQ_KEY" --arg v "$REQ_VALUE" '{"nvidia.cdi.k8s.io/container.cuda": "nvidia.com/gpu=0", ($k): $v}')"
 WANT="grpc-error: UNKNOWN: failed to create containerd container: failed to get NRI adjustment for container: validator \"00-default-validator\" rejected container adjustment, reason: validation error: required plugin \"gpu-numa\" not present"
