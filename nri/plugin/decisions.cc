@@ -1,5 +1,6 @@
 #include "plugin/decisions.h"
 
+#include "gpu/cdi_device_name.h"
 #include "gpu/gpu_request.h"
 
 namespace gnh::nri {
@@ -18,8 +19,26 @@ oci::Spec spec_of(const api::Container& c) {
   return s;
 }
 
-std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const HookSettings& hook) {
-  if (!may_request_gpus(spec_of(c))) return std::nullopt;
+std::optional<std::string> effective_pod_annotation(const api::PodSandbox& pod, const std::string& key,
+                                                    const std::string& container) {
+  for (const std::string& k : {key + "/container." + container, key + "/pod", key}) {
+    auto it = pod.annotations().find(k);
+    if (it != pod.annotations().end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Container& c) {
+  auto names = effective_pod_annotation(pod, kNvidiaNriCdiAnnotation, c.name());
+  return names && names_nvidia_gpu_cdi_device(*names);
+}
+
+std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const api::PodSandbox& pod,
+                                                        const HookSettings& hook) {
+  // NVIDIA's plugin's GPU counts whatever our index: before ours its CDI devices are not in the
+  // container we are shown, after ours not yet. The hook itself then finds the device nodes in
+  // config.json, where containerd has put them.
+  if (!may_request_gpus(spec_of(c)) && !nvidia_nri_plugin_gives_gpu(pod, c)) return std::nullopt;
   // Ours already there: another plugin, a restart, or the runtime's hooks.d (CRI-O hands plugins
   // the container with its hooks.d hooks in it, a `prestart` entry placed at createRuntime by CRI-O
   // 1.37, at prestart by others). Ours by path, or by the program's name under another path (a

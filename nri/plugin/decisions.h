@@ -29,9 +29,23 @@ struct HookSettings {
   std::string host_root = "/";
 };
 
-// The adjustment for a container that may get GPUs (may_request_gpus, the hook's own fast test);
-// nullopt for one that cannot, or that already has this hook at createRuntime.
-std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const HookSettings& hook);
+// containerd/nri's GetEffectiveAnnotation: the pod's annotation `<key>/container.<container>`,
+// else `<key>/pod`, else `<key>`; the first one present wins, even when its value is empty.
+std::optional<std::string> effective_pod_annotation(const api::PodSandbox& pod, const std::string& key,
+                                                    const std::string& container);
+
+// NVIDIA's NRI plugin (nvidia-ctk-installer --enable-nri-plugin, the GPU operator's NRI mode) hands
+// containerd the CDI devices this pod annotation names for the container. NRI shows no plugin the
+// CDI devices another one asked for, and containerd resolves them into linux.devices only after
+// every plugin answered: we see the request, never the device nodes.
+constexpr const char* kNvidiaNriCdiAnnotation = "nvidia.cdi.k8s.io";
+// That annotation, as NVIDIA's plugin reads it for this container, names an NVIDIA GPU's CDI device.
+bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Container& c);
+
+// The adjustment for a container that may get GPUs (may_request_gpus, the hook's own fast test, or
+// NVIDIA's NRI annotation); nullopt for one that cannot, or that already has this hook at createRuntime.
+std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const api::PodSandbox& pod,
+                                                        const HookSettings& hook);
 
 // UpdateContainer. The runtime applies the request's cpu.mems, or, when the request sets none (a
 // cpus-only or memory-only update), the container's stored spec's: the value from before the hook

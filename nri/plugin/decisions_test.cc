@@ -20,7 +20,7 @@ TEST_CASE("hook adjustment: a container with an NVIDIA device (195:N) gets our h
   HookSettings hook;
   hook.extra_args = {"--config", "/etc/x.toml"};
   hook.timeout_s = 7;
-  auto adj = hook_adjustment(c, hook);
+  auto adj = hook_adjustment(c, api::PodSandbox{}, hook);
   REQUIRE(adj);
   REQUIRE(adj->hooks().create_runtime_size() == 1);
   const auto& h = adj->hooks().create_runtime(0);
@@ -35,50 +35,123 @@ TEST_CASE("hook adjustment: a container with an NVIDIA device (195:N) gets our h
 TEST_CASE("hook adjustment: each way a container gets GPUs, and none") {
   HookSettings hook;
   api::Container c;
-  CHECK_FALSE(hook_adjustment(c, hook));
+  CHECK_FALSE(hook_adjustment(c, api::PodSandbox{}, hook));
   SUBCASE("NVIDIA_VISIBLE_DEVICES") {
     c.add_env("NVIDIA_VISIBLE_DEVICES=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c");
-    CHECK(hook_adjustment(c, hook));
+    CHECK(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("NVIDIA_VISIBLE_DEVICES=void is no GPU") {
     c.add_env("NVIDIA_VISIBLE_DEVICES=void");
-    CHECK_FALSE(hook_adjustment(c, hook));
+    CHECK_FALSE(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("the volume-mount strategy") {
     auto* m = c.add_mounts();
     m->set_destination("/var/run/nvidia-container-devices/0");
     m->set_source("/dev/null");
-    CHECK(hook_adjustment(c, hook));
+    CHECK(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("a CDI annotation") {
     (*c.mutable_annotations())["cdi.k8s.io/nvidia-device-plugin_abc"] = "nvidia.com/gpu=0";
-    CHECK(hook_adjustment(c, hook));
+    CHECK(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("nvidiactl alone (195:255) is no GPU") {
     auto* d = c.mutable_linux()->add_devices();
     d->set_type("c");
     d->set_major(195);
     d->set_minor(255);
-    CHECK_FALSE(hook_adjustment(c, hook));
+    CHECK_FALSE(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("a container that already has our hook at createRuntime gets no second one") {
     c.add_env("NVIDIA_VISIBLE_DEVICES=0");
     c.mutable_hooks()->add_create_runtime()->set_path(hook.path);
-    CHECK_FALSE(hook_adjustment(c, hook));
+    CHECK_FALSE(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   // CRI-O gives plugins the container with its hooks.d hooks in it (seen with CRI-O 1.37, tests/crio)
   SUBCASE("ours from hooks.d under another path, at createRuntime or at prestart: no second one") {
     c.add_env("NVIDIA_VISIBLE_DEVICES=0");
     SUBCASE("createRuntime") { c.mutable_hooks()->add_create_runtime()->set_path("/opt/gnh/bin/gpu-numa-hook"); }
     SUBCASE("prestart") { c.mutable_hooks()->add_prestart()->set_path(hook.path); }
-    CHECK_FALSE(hook_adjustment(c, hook));
+    CHECK_FALSE(hook_adjustment(c, api::PodSandbox{}, hook));
   }
   SUBCASE("another program's hook does not count as ours") {
     c.add_env("NVIDIA_VISIBLE_DEVICES=0");
     c.mutable_hooks()->add_create_runtime()->set_path("/usr/bin/nvidia-container-runtime-hook");
     c.mutable_hooks()->add_prestart()->set_path("/usr/bin/gpu-numa-hook-wrapper");
-    CHECK(hook_adjustment(c, hook));
+    CHECK(hook_adjustment(c, api::PodSandbox{}, hook));
   }
+}
+
+// NVIDIA's NRI plugin gives the container its GPU from these pod annotations, as CDI devices that
+// containerd resolves after every plugin answered: the container we are shown has no GPU in it.
+TEST_CASE("hook adjustment: NVIDIA's NRI annotation on the pod, each scope, as NVIDIA's plugin reads it") {
+  HookSettings hook;
+  api::Container c;
+  c.set_name("cuda");
+  api::PodSandbox pod;
+  pod.set_namespace_("default");
+  auto& ann = *pod.mutable_annotations();
+  SUBCASE("container scope") {
+    ann["nvidia.cdi.k8s.io/container.cuda"] = "nvidia.com/gpu=0";
+    CHECK(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("container scope of another container: not this one's") {
+    ann["nvidia.cdi.k8s.io/container.sidecar"] = "nvidia.com/gpu=0";
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("pod scope") {
+    ann["nvidia.cdi.k8s.io/pod"] = "nvidia.com/gpu=all";
+    CHECK(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("the bare key") {
+    ann["nvidia.cdi.k8s.io"] = "nvidia.com/gpu=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c";
+    CHECK(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("a MIG device, a second name, the operator's management device") {
+    SUBCASE("MIG") { ann["nvidia.cdi.k8s.io/pod"] = "nvidia.com/gpu=0:1"; }
+    SUBCASE("second of two") { ann["nvidia.cdi.k8s.io/pod"] = "vendor.example/fpga=0,nvidia.com/gpu=1"; }
+    SUBCASE("management") { ann["nvidia.cdi.k8s.io/pod"] = "management.nvidia.com/gpu=all"; }
+    CHECK(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("the container scope wins over the pod scope: a container told to take no GPU gets none") {
+    ann["nvidia.cdi.k8s.io/pod"] = "nvidia.com/gpu=0";
+    SUBCASE("another vendor's device") { ann["nvidia.cdi.k8s.io/container.cuda"] = "vendor.example/fpga=0"; }
+    SUBCASE("empty") { ann["nvidia.cdi.k8s.io/container.cuda"] = ""; }
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("the container scope wins over the pod scope: GPU in the container's only") {
+    ann["nvidia.cdi.k8s.io/pod"] = "vendor.example/fpga=0";
+    ann["nvidia.cdi.k8s.io/container.cuda"] = "nvidia.com/gpu=0";
+    CHECK(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("the pod scope wins over the bare key") {
+    ann["nvidia.cdi.k8s.io"] = "nvidia.com/gpu=0";
+    ann["nvidia.cdi.k8s.io/pod"] = "nvidia.com/imex-channel=0";
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("no GPU: another CDI device, an empty value, another annotation") {
+    SUBCASE("imex channel") { ann["nvidia.cdi.k8s.io/container.cuda"] = "nvidia.com/imex-channel=0"; }
+    SUBCASE("other vendor") { ann["nvidia.cdi.k8s.io/pod"] = "vendor.example/fpga=0"; }
+    SUBCASE("empty") { ann["nvidia.cdi.k8s.io/pod"] = ""; }
+    SUBCASE("unrelated key") { ann["example.com/nvidia.cdi.k8s.io"] = "nvidia.com/gpu=0"; }
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+  SUBCASE("a container that already has our hook gets no second one") {
+    ann["nvidia.cdi.k8s.io/pod"] = "nvidia.com/gpu=0";
+    c.mutable_hooks()->add_create_runtime()->set_path(hook.path);
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+}
+
+TEST_CASE("effective pod annotation: containerd/nri's order, present beats non-empty") {
+  api::PodSandbox pod;
+  CHECK_FALSE(effective_pod_annotation(pod, "k.io", "c"));
+  (*pod.mutable_annotations())["k.io"] = "bare";
+  CHECK(effective_pod_annotation(pod, "k.io", "c") == "bare");
+  (*pod.mutable_annotations())["k.io/pod"] = "pod";
+  CHECK(effective_pod_annotation(pod, "k.io", "c") == "pod");
+  (*pod.mutable_annotations())["k.io/container.c"] = "";
+  CHECK(effective_pod_annotation(pod, "k.io", "c") == "");
+  CHECK(effective_pod_annotation(pod, "k.io", "d") == "pod");
 }
 
 namespace {

@@ -76,7 +76,7 @@ void GpuNumaPlugin::call_failed(const std::string& what) {
 api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateContainerRequest& req) {
   auto t0 = Clock::now();
   api::CreateContainerResponse resp;
-  if (auto adj = hook_adjustment(req.container(), hook_)) {
+  if (auto adj = hook_adjustment(req.container(), req.pod(), hook_)) {
     // A hook runc cannot exec fails the container: without it the container starts unprotected
     // instead, and says so (the state file too, for status and check).
     HookBinary hb = probe_hook_binary(hook_.path, hook_.host_root);

@@ -81,7 +81,7 @@ TEST_CASE("linux.devices: major 195 minors below 255 whatever the path") {
 // the common edits add /dev/nvidiactl (195:255) and /dev/nvidia-uvm* (a major of their own).
 // Only nvidiaN names a GPU: modeset counted would read every GPU's information file for nothing
 // and log an unresolved reference on every CDI start.
-TEST_CASE("linux.devices: a CDI GPU device's nodes name exactly its GPU; modeset, ctl and uvm none") {
+TEST_CASE("linux.devices: a CDI GPU device's nodes name exactly its GPU, modeset, ctl and uvm none") {
   oci::Spec s;
   s.devices.push_back({"/dev/nvidia0", "c", 195, 0});
   s.devices.push_back({"/dev/nvidia-modeset", "c", 195, 254});
