@@ -26,7 +26,7 @@ TEST_CASE("double registration: hooks.d and the NRI plugin on CRI-O, named both,
                         ") both give every CRI-O container the hook; keep one: gpu-numa-hook install --runtime crio --uninstall");
   // the verdict keeps the node protected and carries the line as a note
   f.config_path = "/etc/gpu-numa-hook/config.toml";
-  f.gpus_read = f.cgroups_read = f.timer_unit_installed = f.timer_enabled = true;
+  f.gpus_read = f.cgroups_read = f.timer_unit_installed = f.timer_enabled = f.containers.read = true;
   StatusVerdict v = judge_status(f);
   CHECK(v.exit_code() == 0);
   REQUIRE(v.notes.size() == 2);

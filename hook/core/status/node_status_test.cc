@@ -23,6 +23,7 @@ StatusFacts protected_node() {
   f.log_path = "/var/log/gpu-numa-hook.log";
   f.timer_unit_installed = true;
   f.timer_enabled = true;
+  f.containers.read = true;  // the runtimes' records read: no GPU container without the hook
   return f;
 }
 
