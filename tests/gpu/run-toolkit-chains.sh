@@ -18,8 +18,8 @@
 #   b. our createRuntime entry (config/registration/cdi/nvidia-gpu-numa-hook.yaml) merged into NVIDIA's
 #      generated CDI spec; nvidia-container-runtime in cdi mode -> runc
 #   c. `gpu-numa-hook --host-root DIR install --runtime nvidia-legacy` on NVIDIA's legacy config; the
-#      start runs our hook, which runs NVIDIA's hook first ([chain] next-hook); plus, as evidence only,
-#      what install does to a config in mode auto and what a GPU container then gets
+#      start runs our hook, which runs NVIDIA's hook first ([chain] next-hook); NVIDIA's mode then set
+#      to auto: status says not protected; and install on a config in mode auto is refused
 #   d. refusals (memory-node override to a node this host lacks, missing-node = refuse) through b and c:
 #      what the caller of nvidia-container-runtime sees
 #   e. a container without NVIDIA_VISIBLE_DEVICES through the shim and NVIDIA's runtime (mode auto)
@@ -385,15 +385,29 @@ if [ "$INSTALL_RC" = 0 ]; then
 else
     fail "c. install --runtime nvidia-legacy" "exit $INSTALL_RC: $(one_line <"$TMP/out/c-install.txt")"
 fi
-# Evidence only: the same install on NVIDIA's default mode (auto = jit-cdi for the runtime, which adds
-# no prestart hook), and what a GPU container gets then.
-section "c. (evidence, not asserted) install --runtime nvidia-legacy with NVIDIA's mode auto"
-install_legacy c-auto auto "[policy]" 'on-error = "refuse"'
-echo "EVIDENCE: install --runtime nvidia-legacy with mode auto: exit $INSTALL_RC"
+# NVIDIA's mode leaving legacy after install: NVIDIA's runtime then adds no prestart hook, so status
+# must stop saying protected (its line names the mode; other lines under --host-root are about the
+# binaries it looks for beneath DIR).
 if [ "$INSTALL_RC" = 0 ]; then
-    ID=$(make_bundle c-auto 1) && run_chain c-auto c-auto "$NVRT"
-    show_case c-auto c-auto c-auto
-    echo "EVIDENCE: mode auto after install: container exit $RC, $(echo "$OUT" | grep -o 'cuda_alloc: OK [0-9]*' || echo 'no CUDA'), our hook's log line: ${LINE:-<none: our hook did not run>}"
+    "$P/bin/nvidia-ctk" --quiet config --config-file="$TMP/root/c/etc/nvidia-container-runtime/config.toml" --in-place \
+        --set nvidia-container-runtime.mode=auto
+    "$HOOK" --host-root "$TMP/root/c" status >"$TMP/out/c-status-auto.txt" 2>&1
+    rc=$?
+    echo "-- status after nvidia-ctk set NVIDIA's mode to auto (exit $rc):"; indent <"$TMP/out/c-status-auto.txt"
+    if [ "$rc" != 0 ] && grep -q "^not protected: nvidia-legacy: .*mode = \"auto\"" "$TMP/out/c-status-auto.txt"; then
+        pass "c. install --runtime nvidia-legacy, then NVIDIA's mode set to auto: status not protected (exit $rc), naming the mode"
+    else
+        fail "c. status after the mode left legacy" "exit $rc, no 'not protected: nvidia-legacy: ... mode = \"auto\"' line"
+    fi
+fi
+# The same install on NVIDIA's default mode (auto = jit-cdi for the runtime, which adds no prestart
+# hook): refused, NVIDIA's file untouched.
+section "c. install --runtime nvidia-legacy with NVIDIA's mode auto: refused"
+install_legacy c-auto auto "[policy]" 'on-error = "refuse"'
+if [ "$INSTALL_RC" = 2 ] && cmp -s "$TMP/out/c-auto-nvidia-before.toml" "$TMP/root/c-auto/etc/nvidia-container-runtime/config.toml"; then
+    pass "c. install --runtime nvidia-legacy on mode auto refused (exit 2), NVIDIA's config unchanged: $(head -c 200 "$TMP/out/c-auto-install.txt" | one_line)"
+else
+    fail "c. install --runtime nvidia-legacy on mode auto" "exit $INSTALL_RC (want 2), or NVIDIA's config changed"
 fi
 
 # ================================================================ d. refusals the caller sees
