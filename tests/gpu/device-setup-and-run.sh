@@ -78,5 +78,10 @@ if [ -d "$D/toolkit" ]; then
 else
   echo "WARNING: no .device/toolkit (NVIDIA's toolkit tarballs): run-toolkit-chains.sh not run"
 fi
+# Two or more GPUs: all, an index and a UUID, from the driver and from the identity cache.
+GNH_TWO_GPU_LOG=$OUT/two-gpus.log tests/gpu/run-two-gpus.sh "$HOOK"
+trc=$?
+echo "run-two-gpus.sh exit $trc"
+[ $rc = 0 ] && [ $trc != 77 ] && rc=$trc
 tar czf "$OUT/artifacts.tgz" -C /tmp/gnh-art . 2>/dev/null
 exit $rc
