@@ -22,7 +22,14 @@ exec > >(tee -a "$LOG") 2>&1
 START_S=$SECONDS
 CACHE=/run/gpu-numa-hook/gpu-identities
 
-mapfile -t SMI < <(nvidia-smi --query-gpu=index,minor_number,uuid,pci.bus_id --format=csv,noheader,nounits | tr -d ' ')
+# index,minor,uuid,bus: nvidia-smi's index, UUID and bus id; the minor from the driver's information
+# file of that bus (nvidia-smi's query has no minor field)
+mapfile -t SMI < <(nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv,noheader | tr -d ' ' |
+    while IFS=, read -r i u b; do
+        b=$(echo "${b#????}" | tr 'A-F' 'a-f')
+        m=$(sed -n 's/^Device Minor:[[:space:]]*//p' "/proc/driver/nvidia/gpus/$b/information")
+        echo "$i,$m,$u,$b"
+    done)
 if [ "${#SMI[@]}" -lt 2 ]; then
     echo "NOT RUN: run-two-gpus.sh needs two GPUs; nvidia-smi lists ${#SMI[@]}"
     exit 77
