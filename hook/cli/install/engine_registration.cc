@@ -66,7 +66,8 @@ int install_engine(const GlobalOptions& g, const InstallCommandOptions& o) {
     const std::string builtin_hook = InstallOptions{}.hook_path;
     if (our_before) {
       const std::optional<std::string> hook = runtime_hook(our_after, ours);
-      if (hook.value_or(builtin_hook) != io.hook_path) {
+      // Only a --hook-path given: without one, a [runtime] hook the operator set stays as it is.
+      if (io.hook_path != builtin_hook && hook.value_or(builtin_hook) != io.hook_path) {
         if (!edit.record.previous_hook) edit.record.previous_hook = hook.value_or("");
         our_after = set_runtime_hook(our_after, io.hook_path);
         lines.push_back("hook: gpu-numa-runtime registers " + io.hook_path + " ([runtime] hook in " + ours + ")");
