@@ -15,13 +15,11 @@ CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebI
 nice -n 10 cmake --build "$build" -j"$jobs" --target fuzz_targets || exit 1
 
 work=$(mktemp -d /tmp/gnh-fuzz-XXXXXX)
-failed=0
-printf '%-20s %12s %s\n' target executions result
-for corpus in "$repo"/tests/fuzz/corpus/*/; do
-  t=$(basename "$corpus")
-  bin="$build/tests/fuzz/$t"
-  [ -x "$bin" ] || { echo "$t: not built"; failed=1; continue; }
+# One target: its result line (and, on failure, the report's first lines) in $work/<target>/result.
+fuzz_one() {
+  local t=$1 corpus=$2 bin="$build/tests/fuzz/$1" rc execs
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+  if [ ! -x "$bin" ]; then echo "$t: not built" >"$work/$t/result"; return 1; fi
   cp -r "$corpus". "$work/$t/corpus/"
   # -timeout: one input may take 5 s at most (a hang is a finding); -rss_limit_mb: no blow-up.
   nice -n 10 "$bin" "$work/$t/corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=5 \
@@ -29,12 +27,27 @@ for corpus in "$repo"/tests/fuzz/corpus/*/; do
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log" | tail -1)
   if [ $rc -eq 0 ]; then
-    printf '%-20s %12s ok\n' "$t" "${execs:-?}"
+    printf '%-20s %12s ok\n' "$t" "${execs:-?}" >"$work/$t/result"
   else
-    failed=1
-    printf '%-20s %12s FAILED (exit %d): see %s\n' "$t" "${execs:-?}" "$rc" "$work/$t/log"
-    grep -m3 -E 'ERROR|SUMMARY|runtime error|Test unit written' "$work/$t/log" | sed 's/^/    /'
+    { printf '%-20s %12s FAILED (exit %d): see %s\n' "$t" "${execs:-?}" "$rc" "$work/$t/log"
+      grep -m3 -E 'ERROR|SUMMARY|runtime error|Test unit written' "$work/$t/log" | sed 's/^/    /'; } >"$work/$t/result"
   fi
+  return $rc
+}
+# Targets run $jobs at a time (each is one process on one core); results print in name order.
+targets=()
+for corpus in "$repo"/tests/fuzz/corpus/*/; do
+  t=$(basename "$corpus")
+  targets+=("$t")
+  fuzz_one "$t" "$corpus" &
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+done
+failed=0
+for pid in $(jobs -p); do wait "$pid"; done
+printf '%-20s %12s %s\n' target executions result
+for t in "${targets[@]}"; do
+  cat "$work/$t/result"
+  grep -q ' ok$' "$work/$t/result" || failed=1
 done
 if [ $failed -eq 0 ]; then rm -rf "$work"; echo "all fuzz targets ran clean"; fi
 exit $failed
