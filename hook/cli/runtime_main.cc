@@ -2,6 +2,7 @@
 // oci-add-hooks, for engines that have no hooks directory (Docker, containerd, Kubernetes through
 // a RuntimeClass). It takes runc's command line unchanged and:
 //   create / run : adds `gpu-numa-hook prestart` to the bundle's config.json, then execs the runtime;
+//                  a container that cannot get a GPU, before runc or crun, is passed on untouched;
 //   update       : keeps the container's GPU memory nodes in a new cpuset.mems, then execs it;
 //   anything else: execs the runtime at once.
 // The runtime is the first of [runtime] next that exists (never this program). On any failure
@@ -135,12 +136,26 @@ void keep_gpu_nodes_on_update(const Config& cfg, const RuncCommandLine& cmd, std
   if (cmd.resources == "-") stdin_from(resources_text);
 }
 
+// The decision the hook would have logged for this container, logged by us instead: its start
+// skipped the hook's exec, not its line.
+void log_not_needed(const Config& cfg, const RuncCommandLine& cmd, const ContainerNames& names, const std::string& next) {
+  LogRecord r;
+  r.program = "gpu-numa-runtime";
+  r.container = cmd.container_id.value_or("-");
+  r.names = names;
+  r.stage = "runtime-" + cmd.subcommand;
+  r.action = "allow";
+  r.msg = "no GPU requested (fast path): " + next + " adds none, so the hook is not registered and config.json is unchanged";
+  EventLog(cfg.log, HostFs("/")).write(r);
+}
+
 constexpr const char* kShimHelp =
     "gpu-numa-runtime: the OCI runtime shim of gpu-numa-hook, for engines without a hooks directory\n"
     "(Docker, containerd, Kubernetes through a RuntimeClass). It takes runc's command line unchanged:\n"
-    "on create and run it adds `gpu-numa-hook prestart` to the bundle's config.json, on update it keeps\n"
-    "the container's GPU memory nodes in a new cpuset.mems, then it execs the next runtime, the first\n"
-    "of [runtime] next in /etc/gpu-numa-hook/config.toml that exists (runc, crun). See\n"
+    "on create and run it adds `gpu-numa-hook prestart` to the bundle's config.json (a container that\n"
+    "cannot get a GPU goes to runc or crun untouched), on update it keeps the container's GPU memory\n"
+    "nodes in a new cpuset.mems, then it execs the next runtime, the first of [runtime] next in\n"
+    "/etc/gpu-numa-hook/config.toml that exists (runc, crun). See\n"
     "gpu-numa-runtime(1) and gpu-numa-hook.toml(5). The next runtime's help follows.\n\n";
 
 int run(std::vector<std::string> argv) {
@@ -159,7 +174,8 @@ int run(std::vector<std::string> argv) {
         if (!::getcwd(cwd, sizeof cwd)) fail_errno("cannot read the working directory (the default bundle)", errno);
         bundle = cwd;
       }
-      register_hook_in_bundle(bundle, cfg.runtime.hook);
+      const BundleRegistration r = register_hook_in_bundle(bundle, cfg.runtime.hook, next);
+      if (r.outcome == BundleRegistration::not_needed) log_not_needed(cfg, cmd, r.names, next);
     } else if (cmd.subcommand == "update") {
       keep_gpu_nodes_on_update(cfg, cmd, argv);
     }

@@ -95,6 +95,20 @@ in_ns online0 nvnext timeout 60 "$SHIM" --root "$TMP/state/runc" run -d --bundle
     fail "next = nvidia-container-runtime" "rc $RC $(one_line <"$TMP/out/cdi") log: $(one_line <"$TMP/logs/nvnext.log")"
 runc --root "$TMP/state/runc" delete -f cdi-$RUNID >/dev/null 2>&1
 
+# 3c. a container that cannot get a GPU, before runc: config.json stays as the engine wrote it, the
+# hook never runs (its exec is the cost skipped), and the shim logs the decision the hook would have
+# (3b is the same bundle before NVIDIA's runtime, which adds a GPU: there the hook is registered)
+B=$(bundle plain); jq 'del(.linux.devices)' "$B/config.json" >"$B/c" && mv "$B/c" "$B/config.json"
+cp "$B/config.json" "$TMP/plain.orig.json"
+in_ns online0 main timeout 60 "$SHIM" --root "$TMP/state/runc" run -d --bundle "$B" plain-$RUNID </dev/null >"$TMP/out/plain" 2>&1; RC=$?
+if [ "$RC" != 0 ]; then fail "shim, non-GPU container before runc" "exit $RC: $(one_line <"$TMP/out/plain")"
+elif ! cmp -s "$B/config.json" "$TMP/plain.orig.json"; then fail "shim, non-GPU container: config.json unchanged" "$(jq -c .hooks "$B/config.json")"
+elif grep -q "container=plain-$RUNID stage=prestart" "$TMP/logs/main.log"; then fail "shim, non-GPU container: the hook did not run" "$(grep "container=plain-$RUNID" "$TMP/logs/main.log" | one_line)"
+elif ! grep -q " info gpu-numa-runtime\[[0-9]*\] container=plain-$RUNID stage=runtime-run action=allow gpus=- .*no GPU requested (fast path): .*runc adds none" "$TMP/logs/main.log"; then
+    fail "shim, non-GPU container: the decision logged" "log: $(one_line <"$TMP/logs/main.log")"
+else pass "shim, non-GPU container before runc: started, config.json byte for byte unchanged, no hook run, the fast path logged by the shim"; fi
+runc --root "$TMP/state/runc" delete -f plain-$RUNID >/dev/null 2>&1
+
 # 4. update through the shim against a real container: runc's state.json read; the new mems keep
 # the GPU's node. The host has one node, so the widened value goes to a recording runtime.
 printf '#!/bin/sh\nprintf "%%s\\n" "$@" >%s/rec-argv\ncat >%s/rec-stdin\n' "$TMP" "$TMP" >"$TMP/recorder"; chmod 755 "$TMP/recorder"

@@ -10,10 +10,12 @@
 #include "host/fs/host_fs.h"
 #include "host/oci/spec_reader.h"
 #include "runtime/prestart_registration.h"
+#include "runtime/shim_decision.h"
 
 namespace gnh {
 
-bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_path) {
+BundleRegistration register_hook_in_bundle(const std::string& bundle, const std::string& hook_path,
+                                           const std::string& next_runtime) {
   const std::string file = bundle + "/config.json";
   // An engine writes config.json as a regular file; a link could make us read and replace a file
   // elsewhere (the rename would also turn the link into a file). Refuse before reading anything.
@@ -28,13 +30,15 @@ bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_
     fail(std::string(e.what()), e.error_number());
   }
   if (!text) fail(file + ": no such file", ENOENT);
+  if (ShimDecision d = decide_shim_registration(*text, next_runtime); !d.register_hook)
+    return {BundleRegistration::not_needed, d.names};
   Registration r;
   try {
     r = add_prestart_hook(*text, shim_hook_entry(hook_path));
   } catch (const Error& e) {
     fail(file + ": " + e.what(), e.error_number());
   }
-  if (!r.added) return false;
+  if (!r.added) return {BundleRegistration::present, {}};
   struct stat st {};
   const bool known = ::stat(file.c_str(), &st) == 0;
   // Replaced atomically for the runtime that reads it next; not flushed: a bundle does not outlive
@@ -44,7 +48,7 @@ bool register_hook_in_bundle(const std::string& bundle, const std::string& hook_
   // user (rootless tooling reads it back).
   if (known && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) && ::chown(file.c_str(), st.st_uid, st.st_gid) != 0)
     fail_errno("cannot give " + file + " back to its owner " + std::to_string(st.st_uid), errno);
-  return true;
+  return {BundleRegistration::added, {}};
 }
 
 }  // namespace gnh

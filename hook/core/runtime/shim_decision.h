@@ -1,0 +1,23 @@
+// Whether the runtime shim registers the hook for one `create`. Pure: config.json text and the
+// next runtime's path in, the answer out.
+#pragma once
+
+#include <string_view>
+
+#include "report/container_names.h"
+
+namespace gnh {
+
+struct ShimDecision {
+  bool register_hook = true;
+  ContainerNames names;  // from config.json's annotations, for the log line of a skip
+};
+
+// register_hook is false only for a container that cannot get a GPU (may_request_gpus on its
+// config.json, the hook's own fast-path test) when the next runtime is runc or crun, which add
+// nothing to a spec: the hook would read config.json and exit, and the start pays for its exec.
+// True before any other runtime (NVIDIA's adds GPUs after us, from its own configuration) and for
+// a config.json that does not parse (the hook then refuses it with its own line).
+ShimDecision decide_shim_registration(std::string_view config_json, std::string_view next_runtime);
+
+}  // namespace gnh
