@@ -166,6 +166,54 @@ for m in fast:state-nogpu.json check:state-gpu.json; do
         die "verification: start_floor ${m%%:*} exited $?"
 done
 
+# ---------------------------------------------------------------- NVIDIA's hook
+# nvidia-container-runtime-hook 1.20.0, the real one (../shared/tools, or NCT_TARBALL=FILE): every
+# container of a legacy-mode node pays for it, so our cost is judged beside it, on the same Docker
+# config.json (copied out of the fixture tree: NVIDIA's hook has no --host-root). Its GPU row
+# (NVIDIA_VISIBLE_DEVICES=all) ends in an exec of nvidia-container-cli, here the static no-op
+# hook: what the real cli then does (mounts, device nodes, ldconfig) is left out of its side.
+NV_OK=0
+# shellcheck source=../tests/support/shared-tools.sh
+. "$REPO/tests/support/shared-tools.sh"
+nct_tarball=${NCT_TARBALL:-$(shared_tool_tarball nvidia-container-toolkit nvidia-container-toolkit-1.20.0-amd64.tar.xz 2>/dev/null || true)}
+if [ -n "$nct_tarball" ] && [ -f "$nct_tarball" ]; then
+    NCT=$(unpack_cached "$nct_tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") ||
+        die "cannot unpack $nct_tarball"
+    install -m 0755 "$NCT/bin/nvidia-container-runtime-hook" "$WORK/bin/nvidia-container-runtime-hook"
+    NV_HOOK=$WORK/bin/nvidia-container-runtime-hook
+    mkdir -p "$WORK/nv/cpu" "$WORK/nv/gpu"
+    fx=$WORK/fx-ac922-ok
+    cpu_bundle=$fx/root$(jq -r .bundle "$fx/state-nogpu.json")
+    jq -c . "$cpu_bundle/config.json" >"$WORK/nv/cpu/config.json"
+    jq -c '.process.env += ["NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"]' "$cpu_bundle/config.json" >"$WORK/nv/gpu/config.json"
+    for k in cpu gpu; do
+        jq -c --arg b "$WORK/nv/$k" '.bundle = $b' "$fx/state-nogpu.json" >"$WORK/nv/state-$k.json"
+    done
+    # its config: legacy mode (the hook's own), no kernel modules loaded; the cli: a recorder for
+    # the verification, the static no-op for the timed runs
+    printf '#!/bin/sh\necho "$@" >%s/nv/cli-ran\n' "$WORK" >"$WORK/nv/cli-recorder"
+    chmod 755 "$WORK/nv/cli-recorder"
+    for c in verify timed; do
+        cli=$NOOP_STATIC
+        [ "$c" = verify ] && cli=$WORK/nv/cli-recorder
+        cp "$NCT/etc/nvidia-container-runtime/config.toml" "$WORK/nv/config-$c.toml"
+        "$NCT/bin/nvidia-ctk" config --config-file="$WORK/nv/config-$c.toml" --in-place \
+            --set nvidia-container-runtime.mode=legacy --set nvidia-container-cli.load-kmods=false \
+            --set nvidia-container-cli.path="$cli" >/dev/null || die "nvidia-ctk could not write $WORK/nv/config-$c.toml"
+    done
+    "$NV_HOOK" -config "$WORK/nv/config-verify.toml" prestart <"$WORK/nv/state-cpu.json" >/dev/null 2>"$WORK/verify.err" ||
+        die "verification: NVIDIA's hook on the non-GPU bundle exited $?: $(cat "$WORK/verify.err")"
+    [ ! -e "$WORK/nv/cli-ran" ] || die "verification: NVIDIA's hook ran its cli for a container without NVIDIA_VISIBLE_DEVICES"
+    "$NV_HOOK" -config "$WORK/nv/config-verify.toml" prestart <"$WORK/nv/state-gpu.json" >/dev/null 2>"$WORK/verify.err" ||
+        die "verification: NVIDIA's hook on the GPU bundle exited $?: $(cat "$WORK/verify.err")"
+    grep -q -- '--device=all' "$WORK/nv/cli-ran" 2>/dev/null ||
+        die "verification: NVIDIA's hook did not exec its cli with --device=all for NVIDIA_VISIBLE_DEVICES=all: $(cat "$WORK/nv/cli-ran" 2>/dev/null)"
+    say "verified NVIDIA's hook 1.20.0: no GPU: exit 0, no cli; NVIDIA_VISIBLE_DEVICES=all: exec of its cli ($(cut -c1-80 "$WORK/nv/cli-ran"))"
+    NV_OK=1
+else
+    say "NVIDIA's hook rows left out: ***** no nvidia-container-toolkit-1.20.0-amd64.tar.xz (../shared/tools or NCT_TARBALL) *****"
+fi
+
 # ---------------------------------------------------------------- plan
 T=$'\t'
 PLAN=$OUT/plan.tsv
@@ -192,6 +240,10 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
         echo "variant${T}hook patch path $kind${T}$st/state-gpu.json${T}$st/reset.tsv${T}$HOOK${T}--host-root${T}$st/root${T}prestart"
         echo "variant${T}shell check $kind${T}$ok/state-gpu.json${T}-${T}/bin/sh${T}$SCRIPT_DIR/shell-hook.sh${T}$ok/root"
     done
+    if [ "$NV_OK" = 1 ]; then
+        echo "variant${T}NVIDIA hook, no GPU${T}$WORK/nv/state-cpu.json${T}-${T}$NV_HOOK${T}-config${T}$WORK/nv/config-timed.toml${T}prestart"
+        echo "variant${T}NVIDIA hook, GPU (cli: static no-op)${T}$WORK/nv/state-gpu.json${T}-${T}$NV_HOOK${T}-config${T}$WORK/nv/config-timed.toml${T}prestart"
+    fi
     ok=$WORK/fx-ac922-ok
     echo "variant${T}hook check path + CUDA requirement ac922${T}$ok/state-gpu-cuda.json${T}-${T}$HOOK${T}--host-root${T}$ok/root${T}prestart"
     for spec in ${COMPARE:-}; do
@@ -224,6 +276,10 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
     echo "cmp${T}hook check path ac922${T}work floor check ac922${T}1.5${T}(info) check path ac922 vs its system calls alone: our program's share"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}noop /bin/true${T}2.0${T}check path + nvidia/cuda requirement within 2.0x of a no-op hook"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1.1${T}the requirement check adds at most 10% to a GPU container's start"
+    if [ "$NV_OK" = 1 ]; then
+        echo "cmp${T}hook fast path ac922${T}NVIDIA hook, no GPU${T}1${T}(info) our fast path against NVIDIA's hook on the same non-GPU container"
+        echo "cmp${T}hook check path ac922${T}NVIDIA hook, GPU (cli: static no-op)${T}1${T}(info) our check path (8 GPUs) against NVIDIA's hook up to its cli"
+    fi
     for v in "hook fast path ac922" "hook check path ac922" "hook patch path ac922" \
              "hook fast path gh" "hook check path gh" "hook patch path gh"; do
         echo "rss${T}$v${T}8192${T}peak RSS of $v under 8 MiB"
@@ -333,6 +389,15 @@ if [ "$RT_OK" = 1 ]; then
         jq -c --arg cg "/$CG_PARENT/gnhb-shim-$sb-$RUNID" '.linux.cgroupsPath = $cg | .hooks = {}' "$WORK/bundle-runc-nohook/config.json" >"$b/config.json"
         jq -e '.hooks == {}' "$b/config.json" >/dev/null || die "the shim's bundle $b already has hooks"
     done
+    # A container without a GPU, the start most containers on a shim node are: the shim passes it
+    # to runc untouched, without the hook. Its row and runc alone on the same config.json.
+    for sb in ngbase ngshim; do
+        b=$WORK/shim-$sb
+        mkdir -p "$b"
+        jq -c --arg cg "/$CG_PARENT/gnhb-shim-$sb-$RUNID" '.linux.cgroupsPath = $cg | .hooks = {}' "$WORK/bundle-runc-nogpu/config.json" >"$b/config.json"
+        jq -e '.linux.devices == []' "$b/config.json" >/dev/null || die "the shim's bundle $b has devices"
+        cp "$b/config.json" "$b/config.json.nogpu"
+    done
     echo "cmp${T}runc run + hook${T}runc run${T}1.10${T}runc start with the hook within 1.10x of without" >>"$OUT/targets.tsv"
     echo "cmp${T}crun run + hook${T}crun run${T}1.25${T}crun start with the hook within 1.25x of without" >>"$OUT/targets.tsv"
     echo "cmp${T}runc run + no-op hook${T}runc run${T}1.10${T}(info) runc start with a no-op prestart hook (reads stdin) vs without" >>"$OUT/targets.tsv"
@@ -406,6 +471,14 @@ if [ "$RT_OK" = 1 ]; then
             die "verification: runc via the shim (hook there already): the hook logged: $(tail -n1 "$WORK/rt-hook.log")"
     done
     say "verified gpu-numa-runtime run: exactly one hook added (ours), runc ran it (action=allow required=0), nothing written when it is there"
+    b=$WORK/shim-ngshim id=gnhb-shim-ngshim-$RUNID
+    in_ns "$SHIM" --root "$WORK/state/runc" run --bundle "$b" "$id" </dev/null >/dev/null 2>"$WORK/verify.err" ||
+        die "verification: gpu-numa-runtime run on the non-GPU $b failed: $(cat "$WORK/verify.err")"
+    cmp -s "$b/config.json" "$b/config.json.nogpu" || die "verification: the shim changed the non-GPU container's $b/config.json"
+    line=$(tail -n1 "$WORK/rt-hook.log")
+    grep -q <<<"$line" "gpu-numa-runtime\[[0-9]*\] container=$id stage=runtime-run action=allow gpus=- .*fast path" ||
+        die "verification: a non-GPU container via the shim: the last log line is not the shim's fast path: $line"
+    say "verified gpu-numa-runtime run of a container without a GPU: config.json unchanged, no hook, the shim's fast-path line"
     # The rows. Every start gets a fresh config.json, as docker and containerd write one per
     # container: hook_bench's RESET rewrites the bundle's config.json before each run, outside the
     # timed region, the same way for every row (so neither side pays for the restore, and the shim
@@ -418,7 +491,9 @@ if [ "$RT_OK" = 1 ]; then
           "gpu-numa-runtime, hook already in bundle${T}$WORK/shim-again${T}shim${T}hooked"
           "runc run + hook, fresh bundle on tmpfs${T}$SHIM_TMPFS/tbase${T}runc${T}hooked"
           "runc run via gpu-numa-runtime, bundle on tmpfs${T}$SHIM_TMPFS/tshim${T}shim${T}nohook"
-          "runc run via an exec-only wrapper${T}$WORK/shim-wrap${T}wrapper${T}hooked")
+          "runc run via an exec-only wrapper${T}$WORK/shim-wrap${T}wrapper${T}hooked"
+          "runc run, no GPU, fresh bundle${T}$WORK/shim-ngbase${T}runc${T}nogpu"
+          "runc run via gpu-numa-runtime, no GPU${T}$WORK/shim-ngshim${T}shim${T}nogpu")
     for row in "${rows[@]}"; do
         IFS=$T read -r name b prog kind <<<"$row"
         sb=$(basename "$b")
@@ -438,6 +513,7 @@ if [ "$RT_OK" = 1 ]; then
         echo "cmp${T}runc run via gpu-numa-runtime${T}runc run + hook, fresh bundle${T}1.05${T}the runtime shim adds <= 1.05x to runc run (issue 14; bundle on disk)"
         echo "cmp${T}runc run via gpu-numa-runtime, bundle on tmpfs${T}runc run + hook, fresh bundle on tmpfs${T}1.05${T}the same with the bundle on a tmpfs (containerd's and so Docker's bundles are in /run)"
         echo "cmp${T}gpu-numa-runtime, hook already in bundle${T}runc run + hook, fresh bundle${T}1.05${T}(info) the shim when the hook is there already (reads, writes nothing)"
+        echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run, no GPU, fresh bundle${T}1.02${T}a start without a GPU through the shim within 1.02x of runc alone (no hook: the shim's exec only)"
         echo "cmp${T}runc run via an exec-only wrapper${T}runc run + hook, fresh bundle${T}1.05${T}(info) the floor of any shim: one more exec (bench/exec_wrapper.c)"
         echo "cmp${T}runc run via gpu-numa-runtime${T}runc run via an exec-only wrapper${T}1.05${T}(info) the shim's own work, above that floor"
     } >>"$SHIM_PLAN"
@@ -449,6 +525,28 @@ say "timing: $ROUNDS rounds; plan in $PLAN"
 STATUS=0
 in_ns "${PRIO[@]}" "$BENCH" --rounds "$ROUNDS" --warmup "$WARMUP" --raw "$OUT/raw.tsv" --title "hook start cost" "$PLAN" \
     | tee "$OUT/table.md" || STATUS=1
+
+# Beside NVIDIA's hook: what each costs above the floor of any hook (the static no-op), medians
+# from the raw samples of the same rounds, and ours as a share of theirs (target: at most 10%).
+above_floor() {  # OURS THEIRS FLOOR
+    awk -F'\t' -v a="$1" -v b="$2" -v f="$3" '
+        $1 == a { xs[++nx] = $3 } $1 == b { ys[++ny] = $3 } $1 == f { fs[++nf] = $3 }
+        function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+                                        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+        END { ma = med(xs, nx); mb = med(ys, ny); mf = med(fs, nf); share = (ma - mf) / (mb - mf)
+              printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | <= 10%% | %s |\n", a, b, ma, mb, mf, ma - mf, mb - mf, 100 * share, (share <= 0.10 ? "yes" : "no") }' "$OUT/raw.tsv"
+}
+if [ "$NV_OK" = 1 ] && [ -s "$OUT/raw.tsv" ]; then
+    {
+        echo
+        echo "### beside NVIDIA's hook: cost above the static no-op hook, in ms"
+        echo
+        echo "| ours | NVIDIA's | ours median | theirs median | floor median | ours above floor | theirs above floor | ours / theirs | target | met |"
+        echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        above_floor "hook fast path ac922" "NVIDIA hook, no GPU" "static no-op hook"
+        above_floor "hook check path ac922" "NVIDIA hook, GPU (cli: static no-op)" "static no-op hook"
+    } | tee "$OUT/nvidia-share.md"
+fi
 
 if [ -s "$SHIM_PLAN" ]; then
     say "timing the runtime shim: $SHIM_ROUNDS rounds; plan in $SHIM_PLAN"
@@ -477,6 +575,7 @@ if [ "$RT_OK" = 1 ] && [ -s "$OUT/shim-raw.tsv" ]; then
         shim_ms "runc run via gpu-numa-runtime" "runc run + hook, fresh bundle"
         shim_ms "runc run via gpu-numa-runtime, bundle on tmpfs" "runc run + hook, fresh bundle on tmpfs"
         shim_ms "gpu-numa-runtime, hook already in bundle" "runc run + hook, fresh bundle"
+        shim_ms "runc run via gpu-numa-runtime, no GPU" "runc run, no GPU, fresh bundle"
     } | tee "$OUT/shim-ms.md"
 fi
 
