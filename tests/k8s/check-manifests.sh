@@ -29,6 +29,8 @@ cmp -s "$tmp/nri-daemonset.yaml" "$k8s/nri-daemonset.yaml" ||
     fail "examples/kubernetes/nri-daemonset.yaml is not examples/kubernetes/nri/base rendered: run examples/kubernetes/nri/render.sh KUSTOMIZE ($(diff "$k8s/nri-daemonset.yaml" "$tmp/nri-daemonset.yaml" | sed -n 1,3p | tr '\n' ' '))"
 "$kustomize" build "$k8s/nri/overlays/example" >"$tmp/overlay.yaml" || fail "kustomize build of the example overlay failed"
 "$kustomize" build "$k8s/nri/overlays/monitoring" >"$tmp/monitoring.yaml" || fail "kustomize build of the monitoring overlay failed"
+"$kustomize" build "$k8s/nri/overlays/metrics-any-namespace" >"$tmp/any-namespace.yaml" ||
+    fail "kustomize build of the metrics-any-namespace overlay failed"
 
 # The overlay's knobs reach every object: namespace, image, node selector.
 python3 - "$tmp/overlay.yaml" <<'PY' || bad=$((bad + 1))
@@ -36,12 +38,12 @@ import sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 errs = []
 kinds = [d["kind"] for d in docs]
-if kinds != ["Namespace", "ServiceAccount", "DaemonSet"]: errs.append(f"objects {kinds}")
-ns, sa, ds = (docs + [{}] * 3)[:3]
+if kinds != ["Namespace", "ServiceAccount", "DaemonSet", "NetworkPolicy"]: errs.append(f"objects {kinds}")
+ns, sa, ds, netpol = (docs + [{}] * 4)[:4]
 if ns.get("metadata", {}).get("name") != "gpu-platform": errs.append("the Namespace is not gpu-platform")
 if ns.get("metadata", {}).get("labels", {}).get("pod-security.kubernetes.io/enforce") != "privileged":
     errs.append("the Namespace lost its Pod Security label")
-for d in (sa, ds):
+for d in (sa, ds, netpol):
     if d.get("metadata", {}).get("namespace") != "gpu-platform": errs.append(f"{d.get('kind')} not in gpu-platform")
 spec = ds.get("spec", {}).get("template", {}).get("spec", {})
 images = {c["image"] for c in spec.get("initContainers", []) + spec.get("containers", [])}
@@ -50,6 +52,36 @@ if spec.get("nodeSelector") != {"node.example.com/gpu": "true"}: errs.append(f"n
 if spec.get("serviceAccountName") != "gpu-numa-nri": errs.append("serviceAccountName")
 for e in errs: print("FAIL: overlay:", e)
 if not errs: print("PASS: the overlay sets namespace gpu-platform, the image and the node selector on every object")
+sys.exit(1 if errs else 0)
+PY
+
+# The NetworkPolicy: it selects the DaemonSet's pods, admits only the metrics port the container
+# names, from Prometheus pods in the monitoring namespace (one entry: both selectors must hold);
+# the metrics-any-namespace overlay drops the namespace selector and nothing else.
+python3 - "$tmp/overlay.yaml" "$tmp/any-namespace.yaml" <<'PY' || bad=$((bad + 1))
+import sys, yaml
+def load(p): return [d for d in yaml.safe_load_all(open(p)) if d]
+errs = []
+for path, want_from in ((sys.argv[1], [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+                                        "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}]),
+                        (sys.argv[2], [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}])):
+    docs = load(path)
+    ds = next((d for d in docs if d["kind"] == "DaemonSet"), {})
+    pols = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    if len(pols) != 1: errs.append(f"{path}: {len(pols)} NetworkPolicies"); continue
+    spec = pols[0]["spec"]
+    pod_labels = ds["spec"]["template"]["metadata"]["labels"]
+    if any(pod_labels.get(k) != v for k, v in spec["podSelector"]["matchLabels"].items()):
+        errs.append(f"{path}: podSelector {spec['podSelector']} does not select the DaemonSet's pods {pod_labels}")
+    if spec.get("policyTypes") != ["Ingress"]: errs.append(f"{path}: policyTypes {spec.get('policyTypes')}")
+    ports = {p["name"] for c in ds["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+    rules = spec.get("ingress", [])
+    if len(rules) != 1: errs.append(f"{path}: {len(rules)} ingress rules"); continue
+    if [p.get("port") for p in rules[0].get("ports", [])] != ["metrics"] or "metrics" not in ports:
+        errs.append(f"{path}: ports {rules[0].get('ports')} (container ports {sorted(ports)})")
+    if rules[0].get("from") != want_from: errs.append(f"{path}: from {rules[0].get('from')}")
+for e in errs: print("FAIL: NetworkPolicy:", e)
+if not errs: print("PASS: the NetworkPolicy admits only the metrics port, from Prometheus in monitoring (any namespace with overlays/metrics-any-namespace)")
 sys.exit(1 if errs else 0)
 PY
 
@@ -64,7 +96,7 @@ rc=0; out=$(python3 "$repo/tests/k8s/check-require-plugin.py" "$tmp/policy-missp
     echo "PASS: canary policy-misspelled refused ($(grep -m1 '^FAIL' <<<"$out"))" ||
     fail "canary policy-misspelled: exit $rc: $(tr '\n' ' ' <<<"$out")"
 
-# Every manifest against the schema: 3 + 3 + 5 + 1 + 1 + 1 + 5 objects, and the PrometheusRule (a
+# Every manifest against the schema: 4 + 4 + 6 + 1 + 1 + 1 + 6 + 4 objects, and the PrometheusRule (a
 # CRD of the Prometheus Operator: kubernetes-models has no schema for it, so YAML only, checked below).
 # kubernetes-models 4.5.1 has no MutatingAdmissionPolicy (admissionregistration.k8s.io/v1 there
 # holds webhooks and ValidatingAdmissionPolicy only): those two are checked field by field by
@@ -73,9 +105,9 @@ rc=0; out=$(python3 "$repo/tests/k8s/check-require-plugin.py" "$tmp/policy-missp
 out=$(cd "$k8s" && node "$repo/tests/k8s/validate-manifests.mjs" --yaml-only PrometheusRule --yaml-only PodMonitor \
       --yaml-only MutatingAdmissionPolicy --yaml-only MutatingAdmissionPolicyBinding "$modules" \
       nri-daemonset.yaml "$tmp/overlay.yaml" "$tmp/fail-closed.yaml" daemonset.yaml runtimeclass.yaml \
-      gpu-pod.yaml monitoring/prometheusrule.yaml "$tmp/monitoring.yaml") || fail "a manifest does not validate"
+      gpu-pod.yaml monitoring/prometheusrule.yaml "$tmp/monitoring.yaml" "$tmp/any-namespace.yaml") || fail "a manifest does not validate"
 echo "$out"
-grep -qx '20 objects checked, 0 failed' <<<"$out" || fail "expected 20 objects checked, 0 failed"
+grep -qx '28 objects checked, 0 failed' <<<"$out" || fail "expected 28 objects checked, 0 failed"
 
 # The alerts: each rule complete, on metric names the program writes (hook/core/check/metrics.cc,
 # nri_metrics.cc).
