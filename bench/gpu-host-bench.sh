@@ -1,0 +1,142 @@
+#!/bin/bash
+# On the GPU host, interleaved by hook_bench in one run:
+#   - a start without a GPU through gpu-numa-runtime against runc alone (the shim passes it on
+#     untouched: its exec is the whole cost; target 1.02x);
+#   - our hook against NVIDIA's real nvidia-container-runtime-hook 1.20.0 on the same containers:
+#     one without a GPU, and one with NVIDIA_VISIBLE_DEVICES=all on the real driver (ours: its check
+#     path; NVIDIA's: up to the exec of its cli, here busybox's static `true`), each above the floor
+#     of any hook (busybox `true`) and as a share of NVIDIA's cost (target: at most 10%).
+# Every row is verified once before timing by the path it took (the log line, the cli's record).
+#
+#   bench/gpu-host-bench.sh CARRY OUT   (root; CARRY: .device/ as tests/gpu/make-device-carry.sh
+#                                        makes it, with hook_bench and toolkit/; ROUNDS, default 200)
+set -euo pipefail
+say() { echo "gpu-host-bench: $*" >&2; }
+die() { say "error: $*"; exit 2; }
+[ $# = 2 ] || die "usage: bench/gpu-host-bench.sh CARRY OUT"
+D=$(cd "$1" && pwd)
+mkdir -p "$2" && OUT=$(cd "$2" && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROUNDS=${ROUNDS:-200}
+HOOK=$D/gpu-numa-hook SHIM=$D/gpu-numa-runtime BENCH=$D/hook_bench RUNC=$D/bin/runc BUSYBOX=$D/busybox
+for f in "$HOOK" "$SHIM" "$BENCH" "$RUNC" "$BUSYBOX" "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz"; do
+    [ -e "$f" ] || die "$f is missing from the carry"
+done
+[ -d /proc/driver/nvidia/gpus ] || die "no NVIDIA driver here (/proc/driver/nvidia/gpus)"
+W=$(mktemp -d /tmp/gnh-gbench.XXXXXX)
+chmod 755 "$W"
+trap 'rm -rf "$W"' EXIT
+T=$'\t'
+
+# the container: busybox's true; the floor of any hook and NVIDIA's cli: busybox's true too
+mkdir -p "$W/rootfs/bin" "$W/rootfs/proc" "$W/rootfs/dev" "$W/rootfs/sys" "$W/bin" "$W/state" "$W/etc-gnh"
+cp "$BUSYBOX" "$W/rootfs/bin/busybox" && ln -s busybox "$W/rootfs/bin/true"
+cp "$BUSYBOX" "$W/bin/busybox" && ln -s busybox "$W/bin/true"
+"$RUNC" spec --bundle "$W" && mv "$W/config.json" "$W/spec.json"
+sed -e "s|^file = .*|file = \"$W/hook.log\"|" -e "s|^path = \"/run/gpu-numa-hook.lock\"|path = \"$W/hook.lock\"|" \
+    -e "s|^next = .*|next = [\"$RUNC\"]|" -e "s|^hook = .*|hook = \"$HOOK\"|" "$REPO/config/config.toml" >"$W/etc-gnh/config.toml"
+grep -q "^file = \"$W/hook.log\"" "$W/etc-gnh/config.toml" && grep -q "^next = \[\"$RUNC\"\]" "$W/etc-gnh/config.toml" ||
+    die "could not point the config's log and [runtime] next at $W"
+python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+spec = json.load(open(f"{w}/spec.json"))
+spec["process"]["terminal"] = False
+spec["process"]["args"] = ["true"]
+spec["root"] = {"path": f"{w}/rootfs", "readonly": True}
+spec["hooks"] = {}  # as Docker hands a bundle over
+for name in ("base", "shim"):
+    c = json.loads(json.dumps(spec))
+    c["linux"]["cgroupsPath"] = f"/gnh-gbench/{name}"
+    import os
+    os.makedirs(f"{w}/b-{name}", exist_ok=True)
+    json.dump(c, open(f"{w}/b-{name}/config.json", "w"), separators=(",", ":"))
+# the hooks' containers: the same config.json, one with NVIDIA_VISIBLE_DEVICES=all
+for name, env in (("nogpu", []), ("gpu", ["NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"])):
+    c = json.loads(json.dumps(spec))
+    c["process"]["env"] += env
+    os.makedirs(f"{w}/h-{name}", exist_ok=True)
+    json.dump(c, open(f"{w}/h-{name}/config.json", "w"), separators=(",", ":"))
+    json.dump({"ociVersion": "1.0.2", "id": f"gbench-{name}", "status": "creating", "pid": os.getpid(),
+               "bundle": f"{w}/h-{name}"}, open(f"{w}/state-{name}.json", "w"))
+PY
+# the states name this script's python, gone now: the hook needs a live pid for its cgroup
+sleep 100000 &
+SLEEPER=$!
+trap 'kill $SLEEPER 2>/dev/null; rm -rf "$W"' EXIT
+for n in nogpu gpu; do sed -i "s/\"pid\": [0-9]*/\"pid\": $SLEEPER/" "$W/state-$n.json"; done
+cp "$W/b-shim/config.json" "$W/b-shim/config.json.orig"
+
+# NVIDIA's hook: legacy mode (its own), no kernel modules; the cli a recorder to verify, then true
+mkdir -p "$W/nct"
+tar -xJf "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz" -C "$W/nct"
+NVHOOK=$W/nct/bin/nvidia-container-runtime-hook
+printf '#!/bin/sh\necho "$@" >%s/cli-ran\n' "$W" >"$W/bin/cli-recorder" && chmod 755 "$W/bin/cli-recorder"
+for c in verify timed; do
+    cli=$W/bin/true
+    [ "$c" = verify ] && cli=$W/bin/cli-recorder
+    cp "$W/nct/etc/nvidia-container-runtime/config.toml" "$W/nv-$c.toml"
+    "$W/nct/bin/nvidia-ctk" config --config-file="$W/nv-$c.toml" --in-place --set nvidia-container-runtime.mode=legacy \
+        --set nvidia-container-cli.load-kmods=false --set nvidia-container-cli.path="$cli" >/dev/null
+done
+
+# in_ns CMD...: the shim reads only /etc/gpu-numa-hook/config.toml: ours, in a private mount namespace
+ETC_MADE=0
+[ -e /etc/gpu-numa-hook ] || { mkdir /etc/gpu-numa-hook && ETC_MADE=1; }
+trap 'kill $SLEEPER 2>/dev/null; [ $ETC_MADE = 1 ] && rmdir /etc/gpu-numa-hook; rm -rf "$W"' EXIT
+in_ns() { unshare -m --propagation private -- bash -c 'mount --bind "$1" /etc/gpu-numa-hook || exit 97; shift; exec "$@"' ns "$W/etc-gnh" "$@"; }
+
+# ---------------------------------------------------------------- verification: the path each row takes
+last_line() { tail -n1 "$W/hook.log"; }
+"$HOOK" --config "$W/etc-gnh/config.toml" prestart <"$W/state-nogpu.json" || die "our hook, no GPU: exit $?"
+grep -q "container=gbench-nogpu .*action=allow gpus=- .*fast path" <<<"$(last_line)" || die "our hook, no GPU: $(last_line)"
+"$HOOK" --config "$W/etc-gnh/config.toml" prestart <"$W/state-gpu.json" || die "our hook, NVIDIA_VISIBLE_DEVICES=all: exit $?"
+grep -q "container=gbench-gpu .*action=allow gpus=/dev/nvidia0(" <<<"$(last_line)" || die "our hook, NVIDIA_VISIBLE_DEVICES=all: $(last_line)"
+say "verified our hook: no GPU: $(last_line | grep -o 'action=[a-z]* gpus=[^ ]*' ) (fast path first); all GPUs: the check path on the real driver"
+"$NVHOOK" -config "$W/nv-verify.toml" prestart <"$W/state-nogpu.json" 2>/dev/null || die "NVIDIA's hook, no GPU: exit $?"
+[ ! -e "$W/cli-ran" ] || die "NVIDIA's hook ran its cli for a container without NVIDIA_VISIBLE_DEVICES"
+"$NVHOOK" -config "$W/nv-verify.toml" prestart <"$W/state-gpu.json" 2>/dev/null || die "NVIDIA's hook, all GPUs: exit $?"
+grep -q -- '--device=all' "$W/cli-ran" || die "NVIDIA's hook did not exec its cli with --device=all"
+say "verified NVIDIA's hook: no GPU: exit 0, no cli; all GPUs: exec of its cli ($(cut -c1-70 "$W/cli-ran"))"
+in_ns "$RUNC" --root "$W/state" run --bundle "$W/b-base" gbench-vbase </dev/null >/dev/null || die "runc run: exit $?"
+in_ns "$SHIM" --root "$W/state" run --bundle "$W/b-shim" gbench-vshim </dev/null >/dev/null || die "runc run via the shim: exit $?"
+cmp -s "$W/b-shim/config.json" "$W/b-shim/config.json.orig" || die "the shim changed a non-GPU container's config.json"
+grep -q "gpu-numa-runtime\[[0-9]*\] container=gbench-vshim stage=runtime-run action=allow gpus=- .*fast path" <<<"$(last_line)" ||
+    die "via the shim, no GPU: the last log line is not the shim's fast path: $(last_line)"
+say "verified the shim, no GPU: config.json unchanged, no hook run, the shim's fast-path line"
+
+# ---------------------------------------------------------------- the plan
+{
+    echo "variant${T}floor: busybox true${T}$W/state-nogpu.json${T}-${T}$W/bin/true"
+    echo "variant${T}gpu-numa-hook, no GPU${T}$W/state-nogpu.json${T}-${T}$HOOK${T}--config${T}$W/etc-gnh/config.toml${T}prestart"
+    echo "variant${T}NVIDIA hook, no GPU${T}$W/state-nogpu.json${T}-${T}$NVHOOK${T}-config${T}$W/nv-timed.toml${T}prestart"
+    echo "variant${T}gpu-numa-hook, all GPUs${T}$W/state-gpu.json${T}-${T}$HOOK${T}--config${T}$W/etc-gnh/config.toml${T}prestart"
+    echo "variant${T}NVIDIA hook, all GPUs (to its cli)${T}$W/state-gpu.json${T}-${T}$NVHOOK${T}-config${T}$W/nv-timed.toml${T}prestart"
+    echo "variant-other${T}runc run, no GPU${T}-${T}-${T}$RUNC${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-base${T}gbench-base"
+    echo "variant-other${T}runc run via gpu-numa-runtime, no GPU${T}-${T}-${T}$SHIM${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-shim${T}gbench-shim"
+    echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run, no GPU${T}1.02${T}a start without a GPU through the shim within 1.02x of runc alone"
+    echo "cmp${T}gpu-numa-hook, no GPU${T}NVIDIA hook, no GPU${T}1${T}(info) our hook against NVIDIA's, no GPU"
+    echo "cmp${T}gpu-numa-hook, all GPUs${T}NVIDIA hook, all GPUs (to its cli)${T}1${T}(info) our check path against NVIDIA's hook up to its cli"
+} >"$OUT/gpu-host-plan.tsv"
+say "timing: $ROUNDS rounds"
+in_ns "$BENCH" --rounds "$ROUNDS" --warmup 10 --raw "$OUT/gpu-host-raw.tsv" --title "on the GPU host" "$OUT/gpu-host-plan.tsv" |
+    tee "$OUT/gpu-host-table.md"
+
+# above the floor: medians from the same rounds; ours as a share of NVIDIA's
+above_floor() {  # OURS THEIRS
+    awk -F'\t' -v a="$1" -v b="$2" -v f="floor: busybox true" '
+        $1 == a { xs[++nx] = $3 } $1 == b { ys[++ny] = $3 } $1 == f { fs[++nf] = $3 }
+        function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+                                        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+        END { ma = med(xs, nx); mb = med(ys, ny); mf = med(fs, nf); share = (ma - mf) / (mb - mf)
+              printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | <= 10%% | %s |\n", a, b, ma, mb, mf, ma - mf, mb - mf, 100 * share, (share <= 0.10 ? "yes" : "no") }' "$OUT/gpu-host-raw.tsv"
+}
+{
+    echo
+    echo "### beside NVIDIA's hook on the GPU host: cost above busybox true, in ms"
+    echo
+    echo "| ours | NVIDIA's | ours median | theirs median | floor median | ours above floor | theirs above floor | ours / theirs | target | met |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    above_floor "gpu-numa-hook, no GPU" "NVIDIA hook, no GPU"
+    above_floor "gpu-numa-hook, all GPUs" "NVIDIA hook, all GPUs (to its cli)"
+} | tee -a "$OUT/gpu-host-table.md"
