@@ -1,7 +1,8 @@
 #!/bin/bash
 # On the GPU host, interleaved by hook_bench in one run:
 #   - a start without a GPU through gpu-numa-runtime against runc alone (the shim passes it on
-#     untouched: its exec is the whole cost; target 1.02x);
+#     untouched: its exec is the whole cost; target 1.02x), and through an exec-only wrapper (the
+#     floor of any shim);
 #   - our hook against NVIDIA's real nvidia-container-runtime-hook 1.20.0 on the same containers:
 #     one without a GPU, and one with NVIDIA_VISIBLE_DEVICES=all on the real driver (ours: its check
 #     path; NVIDIA's: up to the exec of its cli, here busybox's static `true`), each above the floor
@@ -19,7 +20,8 @@ mkdir -p "$2" && OUT=$(cd "$2" && pwd)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-200}
 HOOK=$D/gpu-numa-hook SHIM=$D/gpu-numa-runtime BENCH=$D/hook_bench RUNC=$D/bin/runc BUSYBOX=$D/busybox
-for f in "$HOOK" "$SHIM" "$BENCH" "$RUNC" "$BUSYBOX" "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz"; do
+WRAPPER=$D/exec_wrapper   # bench/exec_wrapper.c, static: the floor of any shim, one exec
+for f in "$HOOK" "$SHIM" "$BENCH" "$RUNC" "$BUSYBOX" "$WRAPPER" "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz"; do
     [ -e "$f" ] || die "$f is missing from the carry"
 done
 [ -d /proc/driver/nvidia/gpus ] || die "no NVIDIA driver here (/proc/driver/nvidia/gpus)"
@@ -114,7 +116,10 @@ say "verified the shim, no GPU: config.json unchanged, no hook run, the shim's f
     echo "variant${T}NVIDIA hook, all GPUs (to its cli)${T}$W/state-gpu.json${T}-${T}$NVHOOK${T}-config${T}$W/nv-timed.toml${T}prestart"
     echo "variant-other${T}runc run, no GPU${T}-${T}-${T}$RUNC${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-base${T}gbench-base"
     echo "variant-other${T}runc run via gpu-numa-runtime, no GPU${T}-${T}-${T}$SHIM${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-shim${T}gbench-shim"
+    echo "variant-other${T}runc run via an exec-only wrapper, no GPU${T}-${T}-${T}$WRAPPER${T}$RUNC${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-wrap${T}gbench-wrap"
     echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run, no GPU${T}1.02${T}a start without a GPU through the shim within 1.02x of runc alone"
+    echo "cmp${T}runc run via an exec-only wrapper, no GPU${T}runc run, no GPU${T}1.02${T}(info) the floor of any shim: one exec more"
+    echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run via an exec-only wrapper, no GPU${T}1.02${T}(info) the shim's own work above that floor"
     echo "cmp${T}gpu-numa-hook, no GPU${T}NVIDIA hook, no GPU${T}1${T}(info) our hook against NVIDIA's, no GPU"
     echo "cmp${T}gpu-numa-hook, all GPUs${T}NVIDIA hook, all GPUs (to its cli)${T}1${T}(info) our check path against NVIDIA's hook up to its cli"
 } >"$OUT/gpu-host-plan.tsv"

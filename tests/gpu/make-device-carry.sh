@@ -21,6 +21,7 @@ cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
 [ -x "$B/gpu-numa-runtime" ] && cp "$B/gpu-numa-runtime" "$D/gpu-numa-runtime"
 # hook_bench, static (the GPU machine's C++ library may be older than Debian's), for bench/gpu-host-bench.sh
 g++ -O2 -std=c++20 -static -o "$D/hook_bench" "$REPO/bench/hook_bench.cc"
+gcc -O2 -static -o "$D/exec_wrapper" "$REPO/bench/exec_wrapper.c"   # the floor of any shim
 # the NVML probe (issue 20; dynamic, libc only), run against the host's real libnvidia-ml.so.1
 [ -x "$B/gpu-numa-nvml-probe" ] && cp "$B/gpu-numa-nvml-probe" "$D/gpu-numa-nvml-probe"
 # The hook is a static PIE by default (GNH_STATIC_HOOK): it needs nothing carried, and patchelf
