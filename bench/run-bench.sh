@@ -1,8 +1,9 @@
 #!/bin/bash
 # What gpu-numa-hook costs each container start: whole-process wall time and peak RSS, interleaved
-# with its baselines in one run. Not a test: it prints tables (docs/internals/benchmarks.md explains them) and
-# exits non-zero only when the benchmark itself could not run (a variant exited non-zero, a
-# verification run showed the wrong decision).
+# with its baselines in one run. Not a test: it prints tables (docs/internals/benchmarks.md explains them).
+# Exits 1 or 2 when the benchmark itself could not run (a variant exited non-zero, a verification
+# run showed the wrong decision), and 3 when a guard row (fast and check paths against the static
+# no-op and against their system calls alone, bench/start_floor) is missed: a regression.
 #
 # Usage (root, from anywhere):   bash bench/run-bench.sh [BUILD_DIR]
 #   BUILD_DIR defaults to <repo>/build-bench; it is configured (Release, Ninja) and the needed
@@ -259,8 +260,9 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
     for kind in ac922 gh; do
         # Against the floor of any hook: with hooks.d and the shim every container on the node pays
         # the fast path, most of them without a GPU.
-        echo "cmp${T}hook fast path $kind${T}static no-op hook${T}1.25${T}fast path $kind within 1.25x of the static no-op hook"
-        echo "cmp${T}hook check path $kind${T}static no-op hook${T}1.45${T}check path $kind within 1.45x of the static no-op hook"
+        # Guards, not targets: a regression past them fails this run (exit 3), on any machine.
+        echo "cmp${T}hook fast path $kind${T}static no-op hook${T}1.35${T}guard: fast path $kind within 1.35x of the static no-op hook"
+        echo "cmp${T}hook check path $kind${T}static no-op hook${T}1.85${T}guard: check path $kind within 1.85x of the static no-op hook"
         echo "cmp${T}hook fast path $kind${T}noop /bin/true${T}1.5${T}fast path $kind within 1.5x of a no-op hook"
         echo "cmp${T}hook check path $kind${T}noop /bin/true${T}2.0${T}check path $kind within 2.0x of a no-op hook"
         echo "cmp${T}hook patch path $kind${T}noop /bin/true${T}3.0${T}patch path $kind within 3.0x of a no-op hook"
@@ -272,8 +274,8 @@ SHIM_ROUNDS=${SHIM_ROUNDS:-1000}
     # The floor rows against the hook's own targets: whether a target leaves any room at all.
     echo "cmp${T}work floor fast ac922${T}static no-op hook${T}1.25${T}(info) the fast path's system calls alone, against the fast path's target"
     echo "cmp${T}work floor check ac922${T}static no-op hook${T}1.45${T}(info) the check path's system calls alone, against the check path's target"
-    echo "cmp${T}hook fast path ac922${T}work floor fast ac922${T}1.5${T}(info) fast path ac922 vs its system calls alone: our program's share"
-    echo "cmp${T}hook check path ac922${T}work floor check ac922${T}1.5${T}(info) check path ac922 vs its system calls alone: our program's share"
+    echo "cmp${T}hook fast path ac922${T}work floor fast ac922${T}1.3${T}guard: fast path ac922 within 1.3x of its system calls alone (bench/start_floor)"
+    echo "cmp${T}hook check path ac922${T}work floor check ac922${T}1.3${T}guard: check path ac922 within 1.3x of its system calls alone (bench/start_floor)"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}noop /bin/true${T}2.0${T}check path + nvidia/cuda requirement within 2.0x of a no-op hook"
     echo "cmp${T}hook check path + CUDA requirement ac922${T}hook check path ac922${T}1.1${T}the requirement check adds at most 10% to a GPU container's start"
     if [ "$NV_OK" = 1 ]; then
@@ -620,5 +622,12 @@ if [ "${SKIP_CALLGRIND:-0}" != 1 ] && command -v valgrind >/dev/null; then
 fi
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
+# The guards: a row "| guard: ... | **no** |" is a regression.
+missed=$(grep -h '^| guard: .*| \*\*no\*\* |$' "$OUT/table.md" 2>/dev/null || true)
+if [ -n "$missed" ]; then
+    say "GUARD MISSED (a regression, exit 3):"
+    echo "$missed" >&2
+    [ "$STATUS" = 0 ] && STATUS=3
+fi
 say "results in $OUT"
 exit $STATUS
