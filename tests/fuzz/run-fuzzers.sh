@@ -1,18 +1,18 @@
 #!/bin/bash
-# Builds the libFuzzer targets (clang, -DGNH_FUZZ=ON, its own tree build-fuzz) and runs each one
-# bounded on a scratch copy of its seed corpus (tests/fuzz/corpus/<target>, left unchanged).
+# Builds the libFuzzer targets (the hardening tree, tests/support/hardening-tree.sh: clang, Debug,
+# ASan+UBSan, shared with the sanitized tests) and runs each one bounded on a scratch copy of its
+# seed corpus (tests/fuzz/corpus/<target>, left unchanged).
 # Prints executions per target; exits non-zero when any target crashes, leaks, times out or
 # reports undefined behaviour (the reproducer is kept under the scratch directory, printed).
 #   tests/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]   (default 20)
 set -uo pipefail
 seconds=${1:-20}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${GNH_FUZZ_BUILD:-$repo/build-fuzz}
 jobs=${GNH_JOBS:-2}
-
-CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGNH_FUZZ=ON \
-  -DGNH_BUILD_TESTS=ON >/dev/null || exit 1
-nice -n 10 cmake --build "$build" -j"$jobs" --target fuzz_targets || exit 1
+# shellcheck source=../support/hardening-tree.sh
+. "$repo/tests/support/hardening-tree.sh"
+build=$(hardening_tree "$repo" "${GNH_FUZZ_BUILD:-}") || exit 1
+hardening_build "$build" fuzz_targets || exit 1
 
 work=$(mktemp -d /tmp/gnh-fuzz-XXXXXX)
 # One target: its result line (and, on failure, the report's first lines) in $work/<target>/result.

@@ -1,16 +1,16 @@
 #!/bin/bash
 # Builds the unit tests, the fixture tests and the binary with AddressSanitizer and
-# UndefinedBehaviorSanitizer (-DGNH_SANITIZE=ON, its own tree build-asan) and runs them.
-# Any sanitizer report aborts the program it is in (-fno-sanitize-recover=all), so a report is a
-# failed test. Exits non-zero on any failure.
-#   tests/sanitize/run-sanitized-tests.sh [BUILD_DIR]   (default: <repo>/build-asan)
+# UndefinedBehaviorSanitizer (the hardening tree, tests/support/hardening-tree.sh: clang, Debug,
+# shared with the fuzz targets) and runs them. Any sanitizer report aborts the program it is in
+# (-fno-sanitize-recover=all), so a report is a failed test. Exits non-zero on any failure.
+#   tests/sanitize/run-sanitized-tests.sh [BUILD_DIR]   (default: <repo>/build-hardening)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$repo/build-asan}
 jobs=${GNH_JOBS:-2}
-
-cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGNH_SANITIZE=ON -DGNH_BUILD_TESTS=ON >/dev/null
-nice -n 10 cmake --build "$build" -j"$jobs" --target unit_tests host_unit_tests fixture_tests gpu-numa-hook
+# shellcheck source=../support/hardening-tree.sh
+. "$repo/tests/support/hardening-tree.sh"
+build=$(hardening_tree "$repo" "${1:-}")
+hardening_build "$build" unit_tests host_unit_tests fixture_tests gpu-numa-hook
 
 # halt_on_error: the first report fails the run. The hook binary confines itself with seccomp
 # (docs/internals/sandbox.md); in this build its filter also lets LeakSanitizer's end-of-run scan work.
