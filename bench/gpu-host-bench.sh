@@ -10,7 +10,8 @@
 # Every row is verified once before timing by the path it took (the log line, the cli's record).
 #
 #   bench/gpu-host-bench.sh CARRY OUT   (root; CARRY: .device/ as tests/gpu/make-device-carry.sh
-#                                        makes it, with hook_bench and toolkit/; ROUNDS, default 200)
+#                                        makes it, with hook_bench and toolkit/; ROUNDS, default 200;
+#                                        IDENTITY_CACHE=1, below)
 set -euo pipefail
 say() { echo "gpu-host-bench: $*" >&2; }
 die() { say "error: $*"; exit 2; }
@@ -87,6 +88,18 @@ ETC_MADE=0
 [ -e /etc/gpu-numa-hook ] || { mkdir /etc/gpu-numa-hook && ETC_MADE=1; }
 trap 'kill $SLEEPER 2>/dev/null; [ $ETC_MADE = 1 ] && rmdir /etc/gpu-numa-hook; rm -rf "$W"' EXIT
 in_ns() { unshare -m --propagation private -- bash -c 'mount --bind "$1" /etc/gpu-numa-hook || exit 97; shift; exec "$@"' ns "$W/etc-gnh" "$@"; }
+
+# IDENTITY_CACHE=1: the GPU identity cache in place first (`topology --refresh`, as the boot service
+# does), so the GPU rows take each GPU's information file from it instead of asking the driver; the
+# cache is removed at the end when this run made it.
+CACHE=/run/gpu-numa-hook/gpu-identities
+CACHE_MADE=0
+if [ "${IDENTITY_CACHE:-0}" = 1 ]; then
+    [ -e "$CACHE" ] || CACHE_MADE=1
+    "$HOOK" --config "$W/etc-gnh/config.toml" topology --refresh >"$W/refresh.out" 2>&1 || die "topology --refresh: $(cat "$W/refresh.out")"
+    say "identity cache: $(grep -m1 wrote "$W/refresh.out")"
+fi
+trap 'kill $SLEEPER 2>/dev/null; [ $ETC_MADE = 1 ] && rmdir /etc/gpu-numa-hook; [ $CACHE_MADE = 1 ] && rm -f "$CACHE"; rm -rf "$W"' EXIT
 
 # ---------------------------------------------------------------- verification: the path each row takes
 last_line() { tail -n1 "$W/hook.log"; }
