@@ -142,22 +142,16 @@ STATUS=0
 in_ns "$BENCH" --rounds "$ROUNDS" --warmup 10 --raw "$OUT/gpu-host-raw.tsv" --title "on the GPU host" "$OUT/gpu-host-plan.tsv" |
     tee "$OUT/gpu-host-table.md" || STATUS=1
 
-# above the floor: medians from the same rounds; ours as a share of NVIDIA's
-above_floor() {  # OURS THEIRS
-    awk -F'\t' -v a="$1" -v b="$2" -v f="floor: busybox true" '
-        $1 == a { xs[++nx] = $3 } $1 == b { ys[++ny] = $3 } $1 == f { fs[++nf] = $3 }
-        function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-                                        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-        END { ma = med(xs, nx); mb = med(ys, ny); mf = med(fs, nf); share = (ma - mf) / (mb - mf)
-              printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | <= 10%% | %s |\n", a, b, ma, mb, mf, ma - mf, mb - mf, 100 * share, (share <= 0.10 ? "yes" : "no") }' "$OUT/gpu-host-raw.tsv"
-}
+# above the floor: medians from the same rounds; ours as a share of NVIDIA's (bench/share-of-theirs.sh)
+# shellcheck source=share-of-theirs.sh
+. "$REPO/bench/share-of-theirs.sh"
 {
     echo
     echo "### beside NVIDIA's hook on the GPU host: cost above busybox true, in ms"
     echo
     echo "| ours | NVIDIA's | ours median | theirs median | floor median | ours above floor | theirs above floor | ours / theirs | target | met |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    above_floor "gpu-numa-hook, no GPU" "NVIDIA hook, no GPU"
-    above_floor "gpu-numa-hook, all GPUs" "NVIDIA hook, all GPUs (to its cli)"
+    share_of_theirs "$OUT/gpu-host-raw.tsv" "gpu-numa-hook, no GPU" "NVIDIA hook, no GPU" "floor: busybox true"
+    share_of_theirs "$OUT/gpu-host-raw.tsv" "gpu-numa-hook, all GPUs" "NVIDIA hook, all GPUs (to its cli)" "floor: busybox true"
 } | tee -a "$OUT/gpu-host-table.md"
 exit $STATUS

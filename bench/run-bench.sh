@@ -529,15 +529,10 @@ in_ns "${PRIO[@]}" "$BENCH" --rounds "$ROUNDS" --warmup "$WARMUP" --raw "$OUT/ra
     | tee "$OUT/table.md" || STATUS=1
 
 # Beside NVIDIA's hook: what each costs above the floor of any hook (the static no-op), medians
-# from the raw samples of the same rounds, and ours as a share of theirs (target: at most 10%).
-above_floor() {  # OURS THEIRS FLOOR
-    awk -F'\t' -v a="$1" -v b="$2" -v f="$3" '
-        $1 == a { xs[++nx] = $3 } $1 == b { ys[++ny] = $3 } $1 == f { fs[++nf] = $3 }
-        function med(v, n,   i, j, t) { for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-                                        return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-        END { ma = med(xs, nx); mb = med(ys, ny); mf = med(fs, nf); share = (ma - mf) / (mb - mf)
-              printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | <= 10%% | %s |\n", a, b, ma, mb, mf, ma - mf, mb - mf, 100 * share, (share <= 0.10 ? "yes" : "no") }' "$OUT/raw.tsv"
-}
+# from the raw samples of the same rounds, and ours as a share of theirs (target: at most 10%;
+# bench/share-of-theirs.sh).
+# shellcheck source=share-of-theirs.sh
+. "$SCRIPT_DIR/share-of-theirs.sh"
 if [ "$NV_OK" = 1 ] && [ -s "$OUT/raw.tsv" ]; then
     {
         echo
@@ -545,8 +540,8 @@ if [ "$NV_OK" = 1 ] && [ -s "$OUT/raw.tsv" ]; then
         echo
         echo "| ours | NVIDIA's | ours median | theirs median | floor median | ours above floor | theirs above floor | ours / theirs | target | met |"
         echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-        above_floor "hook fast path ac922" "NVIDIA hook, no GPU" "static no-op hook"
-        above_floor "hook check path ac922" "NVIDIA hook, GPU (cli: static no-op)" "static no-op hook"
+        share_of_theirs "$OUT/raw.tsv" "hook fast path ac922" "NVIDIA hook, no GPU" "static no-op hook"
+        share_of_theirs "$OUT/raw.tsv" "hook check path ac922" "NVIDIA hook, GPU (cli: static no-op)" "static no-op hook"
     } | tee "$OUT/nvidia-share.md"
 fi
 
