@@ -182,7 +182,10 @@ TEST_CASE("containerd 2.x, version 3 and 4: a minimal drop-in under io.container
 }
 
 TEST_CASE("containerd: a missing main file is created with the installed containerd's version, and removed again") {
-  for (auto [release, version] : {std::pair{k17, 2}, std::pair{k21, 3}, std::pair{ContainerdRelease{}, 2}}) {
+  // Named, not a structured binding: clang 14 (the hardening tree's) cannot capture one in CAPTURE's lambda.
+  for (auto release_version : {std::pair{k17, 2}, std::pair{k21, 3}, std::pair{ContainerdRelease{}, 2}}) {
+    const ContainerdRelease release = release_version.first;
+    const int version = release_version.second;
     CAPTURE(version);
     Files fs;
     EngineEdit e = containerd_config(kMain, fs, release)->add_runtime(opts(), std::nullopt);
