@@ -18,8 +18,8 @@ assert rc["kind"] == "RuntimeClass" and rc["handler"] == "gpu-numa" and rc["meta
 pod = docs["gpu-pod.yaml"][0]
 assert pod["spec"]["runtimeClassName"] == "gpu-numa"
 # The NRI path: the plugin talks to the runtime's NRI socket; no RuntimeClass, no containerd edit.
-# nri/base rendered: its Namespace, ServiceAccount and DaemonSet.
-assert [d["kind"] for d in docs["nri-daemonset.yaml"]] == ["Namespace", "ServiceAccount", "DaemonSet"], \
+# nri/base rendered: its Namespace, ServiceAccount, DaemonSet and the NetworkPolicy of its metrics port.
+assert [d["kind"] for d in docs["nri-daemonset.yaml"]] == ["Namespace", "ServiceAccount", "DaemonSet", "NetworkPolicy"], \
     [d["kind"] for d in docs["nri-daemonset.yaml"]]
 nri = docs["nri-daemonset.yaml"][2]
 nri_spec = nri["spec"]["template"]["spec"]
