@@ -30,10 +30,8 @@ int connect_to(unsigned short port) {
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   return fd;
 }
-// The whole answer to one request (the server closes after answering).
-std::string ask(unsigned short port, const std::string& request) {
-  int fd = connect_to(port);
-  REQUIRE(::send(fd, request.data(), request.size(), 0) == ssize_t(request.size()));
+// Everything the server sends until it closes, then the descriptor closed.
+std::string read_to_close(int fd) {
   std::string out;
   char buf[4096];
   ssize_t n;
@@ -41,17 +39,18 @@ std::string ask(unsigned short port, const std::string& request) {
   ::close(fd);
   return out;
 }
+// The whole answer to one request (the server closes after answering).
+std::string ask(unsigned short port, const std::string& request) {
+  int fd = connect_to(port);
+  REQUIRE(::send(fd, request.data(), request.size(), 0) == ssize_t(request.size()));
+  return read_to_close(fd);
+}
 // What comes back for a request the server may cut off while it is being sent: no SIGPIPE, no
 // failure on a reset, just the bytes received ("" when the connection was simply closed).
 std::string ask_hostile(unsigned short port, const std::string& request) {
   int fd = connect_to(port);
   (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, size_t(n));
-  ::close(fd);
-  return out;
+  return read_to_close(fd);
 }
 // Polls a condition the server reports; fails after 30 s so a broken cap cannot hang the suite.
 template <typename F>
