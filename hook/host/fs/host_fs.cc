@@ -13,6 +13,7 @@
 #include <cerrno>
 
 #include "base/error.h"
+#include "host/fs/owned_fd.h"
 #include "base/relative_path.h"
 
 namespace gnh {
@@ -22,21 +23,6 @@ namespace {
 WriteFaultForTests g_write_fault;     // empty in the program; see host_fs.h
 bool g_openat2_disabled = false;      // false in the program; see host_fs.h
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { if (fd_ >= 0) ::close(fd_); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  void reset(int fd) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-  int get() const { return fd_; }
-  int release() { int fd = fd_; fd_ = -1; return fd; }
- private:
-  int fd_;
-};
 
 std::string read_fd(int fd, size_t max_bytes, const std::string& what, ReadEnd end = ReadEnd::at_eof) {
   std::string out;
@@ -73,14 +59,14 @@ int walk_beneath(int dir, const std::string& r, int flags) {
   struct stat base_st;
   struct statfs base_fs;
   if (::fstat(dir, &base_st) != 0 || ::fstatfs(dir, &base_fs) != 0) return -1;
-  Fd cur(::dup(dir));
+  OwnedFd cur(::dup(dir));
   if (cur.get() < 0) return -1;
   size_t start = 0;
   while (true) {
     size_t end = r.find('/', start);
     bool last = end == std::string::npos;
     std::string part = r.substr(start, last ? std::string::npos : end - start);
-    Fd next(::openat(cur.get(), part.c_str(), (last ? flags : (O_PATH | O_DIRECTORY)) | O_NOFOLLOW | O_CLOEXEC));
+    OwnedFd next(::openat(cur.get(), part.c_str(), (last ? flags : (O_PATH | O_DIRECTORY)) | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0) {
       // A symlink where a directory is expected fails with ENOTDIR, which reads as "absent": say
       // ELOOP, as openat2 does, so a planted link is reported, not taken for a missing cgroup.
@@ -132,7 +118,7 @@ std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_b
   std::string path = resolve(host_path);
   // open() would stop at the NUL: "/etc/shadow\0/config.json" must not read /etc/shadow.
   if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte", EINVAL);
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
     if (is_absent_errno(errno)) return std::nullopt;
     fail_errno("cannot open " + path, errno);
@@ -163,7 +149,7 @@ int HostFs::open_beneath(std::string_view base, std::string_view rel, int flags)
     return -1;
   }
   std::string base_path = resolve(base);
-  Fd dir(::open(base_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  OwnedFd dir(::open(base_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) return -1;
   std::string r(strip_slashes(rel));
   if (r.empty()) r = ".";
@@ -178,7 +164,7 @@ int HostFs::open_beneath(std::string_view base, std::string_view rel, int flags)
 
 std::optional<std::string> HostFs::read_beneath(std::string_view base, std::string_view rel, size_t max_bytes,
                                                 ReadEnd end) const {
-  Fd fd(open_beneath(base, rel, O_RDONLY | O_NONBLOCK));
+  OwnedFd fd(open_beneath(base, rel, O_RDONLY | O_NONBLOCK));
   std::string what = beneath_name(resolve(base), rel);
   if (fd.get() < 0) {
     if (is_absent_errno(errno)) return std::nullopt;
@@ -195,7 +181,7 @@ void HostFs::write_beneath(std::string_view base, std::string_view rel, std::str
   }
   // O_TRUNC: cgroupfs replaces the value on every write anyway (as `echo x > file` does, which
   // also truncates); a plain file (a fixture or captured tree) must not keep a longer old tail.
-  Fd fd(open_beneath(base, rel, O_WRONLY | O_TRUNC));
+  OwnedFd fd(open_beneath(base, rel, O_WRONLY | O_TRUNC));
   if (fd.get() < 0) refuse(errno);
   // cgroup attribute files take one write; a short write would be a partial value.
   ssize_t n = ::write(fd.get(), text.data(), text.size());
@@ -204,7 +190,7 @@ void HostFs::write_beneath(std::string_view base, std::string_view rel, std::str
 }
 
 bool HostFs::dir_exists_beneath(std::string_view base, std::string_view rel) const {
-  Fd fd(open_beneath(base, rel, O_PATH | O_DIRECTORY));
+  OwnedFd fd(open_beneath(base, rel, O_PATH | O_DIRECTORY));
   if (fd.get() >= 0) return true;
   if (is_absent_errno(errno)) return false;
   fail_errno("cannot open " + beneath_name(resolve(base), rel), errno);
@@ -255,7 +241,7 @@ bool is_subdir(int fd, const char* name, unsigned char type) {
 
 // Takes ownership of dfd, freshly opened. Errors are reported: a listing cut short would hide cgroups.
 std::vector<std::string> list_fd(int dfd, bool dirs_only, const std::string& what) {
-  Fd fd(dfd);
+  OwnedFd fd(dfd);
   std::vector<std::string> names;
   const bool listed = for_each_entry(dfd, what, false, [&](const char* nm, unsigned char type) {
     if (!dirs_only || is_subdir(dfd, nm, type)) names.emplace_back(nm);
@@ -330,7 +316,7 @@ int BeneathDir::open_entry(const char* name, int flags) const {
   long fd = openat2_syscall(fd_, name, &how);
   if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
   // Kernels without openat2: what walk_beneath checks, for one component.
-  Fd f(::openat(fd_, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  OwnedFd f(::openat(fd_, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
   if (f.get() < 0) return -1;
   struct stat st;
   if (::fstat(f.get(), &st) != 0) return -1;
@@ -353,7 +339,7 @@ std::optional<BeneathDir> BeneathDir::subdir(const char* name, std::string_view 
 }
 
 bool BeneathDir::read(const char* name, std::string* out, std::string_view what, size_t max_bytes) const {
-  Fd fd(open_entry(name, O_RDONLY | O_NONBLOCK));
+  OwnedFd fd(open_entry(name, O_RDONLY | O_NONBLOCK));
   if (fd.get() < 0) {
     if (is_absent_errno(errno)) return false;
     fail_errno("cannot open " + std::string(what) + "/" + name, errno);
@@ -388,7 +374,7 @@ std::optional<std::string> HostDir::read(std::string_view rel, size_t max_bytes,
   std::string name(rel);
   std::string what = path_ + "/" + name;
   if (name.find('\0') != std::string::npos) fail("refusing to open '" + what + "': the path has a NUL byte", EINVAL);
-  Fd fd(::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  OwnedFd fd(::openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
     if (is_absent_errno(errno)) return std::nullopt;
     fail_errno("cannot open " + what, errno);

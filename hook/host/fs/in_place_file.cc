@@ -9,25 +9,13 @@
 #include <thread>
 
 #include "base/error.h"
+#include "host/fs/owned_fd.h"
 #include "host/fs/deadline.h"
 
 namespace gnh {
 
 namespace {
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // flock with back-off until `wait` is spent; updates hold it for microseconds.
 void lock(int fd, int how, const std::string& path, std::chrono::milliseconds wait) {
@@ -70,7 +58,7 @@ void update_in_place(const std::string& path, std::chrono::milliseconds wait,
     raw = ::open(path.c_str(), flags, 0644);
   }
   if (raw < 0) fail("cannot open " + path + ": " + errno_text(errno), errno);
-  Fd fd(raw);
+  OwnedFd fd(raw);
   lock(fd.get(), LOCK_EX, path, wait);
   const std::string old_text = read_all(fd.get(), path, 64 * 1024);
   std::string text = update(old_text);
@@ -88,7 +76,7 @@ std::optional<std::string> read_in_place(const std::string& path, std::chrono::m
   int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (raw < 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
   if (raw < 0) fail("cannot open " + path + ": " + errno_text(errno), errno);
-  Fd fd(raw);
+  OwnedFd fd(raw);
   lock(fd.get(), LOCK_SH, path, wait);
   return read_all(fd.get(), path, max_bytes);
 }
