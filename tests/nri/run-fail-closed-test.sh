@@ -152,7 +152,8 @@ SB=$(cri run-sandbox plain "uid-plain-$RUNID" "" "$CGP" "$TMP/podlogs") &&
 start_plugin() {
     local n
     n=$(grep -c "stage=nri-connect action=connected " "$LOG")
-    "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/nri.toml" >>"$TMP/plugin.log" 2>&1 &
+    "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/nri.toml" --metrics-address 127.0.0.1:0 \
+        >>"$TMP/plugin.log" 2>&1 &
     echo $! >"$TMP/plugin.pid"
     wait_for "$LOG" "stage=nri-connect action=connected .*registered as 99-gpu-numa" $((n + 1)) ||
         { fail "plugin connects" "$(one_line <"$TMP/plugin.log")"; finish; }
@@ -257,6 +258,7 @@ n_closed=$(closed)
 arm_kill
 gpu_ctr "$SB_RUNC" gap-runc cuda
 killed_mid_call
+GAP_C=$C
 SPEC=$(config_of "$C")
 if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(hook_runs "$C")" = 0 ] && [ -n "$SPEC" ] &&
     [ "$(ours_at "$C" createRuntime)" = 0 ] && [ "$(ours_at "$C" prestart)" = 0 ] &&
@@ -269,7 +271,21 @@ gpu_ctr "$SB_RUNC" gap-runc cuda-next
     fail "plugin dead: next container in the runc pod refused" "rc $RC: $C start $STARTED"
 
 # 4b. The workaround: runtime handler gpu-numa (the shim), plugin back.
+n_scans=$(grep -c "stage=nri-scan action=scanned " "$LOG")
 start_plugin
+# The lapse of 4a found by what runs: the plugin, back, scans the running containers' real specs at
+# its start. gap-runc's GPU container (no hook in its spec) is named; gpu-present's (hooked) is not.
+if wait_for "$LOG" "stage=nri-scan action=scanned " $((n_scans + 1)); then
+    SCAN=$(grep "stage=nri-scan action=scanned " "$LOG" | tail -1 | sed 's/.*msg=//')
+    PORT=$(grep -o "serving Prometheus metrics at http://127.0.0.1:[0-9]*/" "$LOG" | tail -1 | sed 's/.*:\([0-9]*\)\/$/\1/')
+    GAUGE=$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '$1 == "gpu_numa_hook_unprotected_gpu_containers" {print $2}')
+    UNPROT=$(grep "stage=nri-scan action=unprotected " "$LOG" | grep -c -- "container=$GAP_C pod=default/gap-runc name=cuda ")
+    if [ -n "$GAP_C" ] && [ "$UNPROT" = 1 ] && [ "$GAUGE" = 1 ] &&
+        [ "$(grep "stage=nri-scan action=unprotected " "$LOG" | grep -c "pod=default/gpu-present ")" = 0 ] &&
+        grep -q "GPU container(s) without the hook" <<<"$SCAN"; then
+        pass "the plugin back: its first scan of what runs names the GPU container started without the hook in the gap ($(grep "container=$GAP_C .*stage=nri-scan action=unprotected " "$LOG" | tail -1 | sed 's/.*msg=//' | cut -c1-150)...), not the hooked gpu-present one; /metrics: gpu_numa_hook_unprotected_gpu_containers $GAUGE; $SCAN"
+    else fail "the plugin's scan finds the gap's container" "gap container '$GAP_C' lines $UNPROT gauge '$GAUGE' scan: $SCAN; $(grep "stage=nri-scan" "$LOG" | one_line)"; fi
+else fail "the plugin's scan at start" "no scan line: $(grep "stage=nri-scan" "$LOG" | one_line)"; fi
 SB_SHIM=$(CRI_POD_ANNOTATIONS=$GPU_ANN cri run-sandbox gap-shim "uid-gap-shim-$RUNID" gpu-numa "$CGP" "$TMP/podlogs") ||
     { fail "RunPodSandbox gap-shim (runtime handler gpu-numa)" "$SB_SHIM"; finish; }
 # plugin alive: it adds the hook at createRuntime, the shim sees it there and adds nothing
