@@ -170,14 +170,18 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   return req;
 }
 
-bool IdentitiesWanted::found_in(const Inventory& inv) const {
-  for (unsigned m : minors)
-    if (std::none_of(inv.gpus.begin(), inv.gpus.end(), [&](const Gpu& g) { return g.minor == m; })) return false;
-  for (const auto& u : uuids)
-    if (std::none_of(inv.gpus.begin(), inv.gpus.end(),
-                     [&](const Gpu& g) { return g.uuid.size() == u.size() && starts_with_ci(g.uuid, u); }))
-      return false;
-  return true;
+IdentitiesFound::IdentitiesFound(const IdentitiesWanted& want) : minors_(want.minors), uuids_(want.uuids) {
+  std::sort(minors_.begin(), minors_.end());
+  minors_.erase(std::unique(minors_.begin(), minors_.end()), minors_.end());
+}
+
+bool IdentitiesFound::add(const Gpu& g) {
+  auto m = std::lower_bound(minors_.begin(), minors_.end(), g.minor);
+  if (m != minors_.end() && *m == g.minor) minors_.erase(m);
+  uuids_.erase(std::remove_if(uuids_.begin(), uuids_.end(),
+                              [&](const std::string& u) { return g.uuid.size() == u.size() && starts_with_ci(g.uuid, u); }),
+               uuids_.end());
+  return minors_.empty() && uuids_.empty();
 }
 
 std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec) {

@@ -40,8 +40,20 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inventory
 struct IdentitiesWanted {
   std::vector<unsigned> minors;
   std::vector<std::string> uuids;  // as written; matched without regard to case, as resolve does
-  // Every minor and UUID is among these GPUs' identities.
-  bool found_in(const Inventory& inventory) const;
+};
+
+// Whether every wanted minor and UUID has been read, asked as the GPUs are read one by one: each
+// answer costs what the new GPU crosses off (on a 64-GPU node, looking over every GPU read so far
+// after each one was most of the lookup's cost).
+class IdentitiesFound {
+ public:
+  explicit IdentitiesFound(const IdentitiesWanted& want);
+  // Crosses off what `g` is; true once every wanted minor and UUID has been seen.
+  bool add(const Gpu& g);
+
+ private:
+  std::vector<unsigned> minors_;    // sorted, not seen yet
+  std::vector<std::string> uuids_;  // not seen yet
 };
 // nullopt when some reference needs every GPU's identity ("all", an index, a bus id, a MIG
 // device, the legacy CUDA image's implicit "all"), or when nothing names a GPU.

@@ -169,20 +169,38 @@ TEST_CASE("identities wanted: minors and UUIDs only, anything else needs every G
   CHECK(w->uuids.size() == 1);
 }
 
+namespace {
+// IdentitiesFound fed the GPUs of `inv` in order: whether every wanted one was seen by the last.
+bool found_in(const IdentitiesWanted& w, const Inventory& inv) {
+  IdentitiesFound found(w);
+  bool all = false;
+  for (const auto& g : inv.gpus) all = found.add(g);
+  return all;
+}
+}  // namespace
+
 TEST_CASE("identities wanted are found only when every minor and UUID is among the GPUs read") {
   Inventory read = four_gpus();
   read.gpus.resize(2);  // minors 0 and 1 read so far
   IdentitiesWanted w;
   w.minors = {1};
-  CHECK(w.found_in(read));
+  CHECK(found_in(w, read));
   w.minors = {1, 2};
-  CHECK_FALSE(w.found_in(read));
-  CHECK(w.found_in(four_gpus()));
+  CHECK_FALSE(found_in(w, read));
+  CHECK(found_in(w, four_gpus()));
   w.minors = {};
   w.uuids = {"gpu-00000001-AAAA-bbbb-cccc-dddddddddddd"};  // as resolve matches it: any case
-  CHECK(w.found_in(read));
+  CHECK(found_in(w, read));
   w.uuids = {"GPU-00000001-aaaa-bbbb-cccc-ddddddddddd"};  // one character short: not the same
-  CHECK_FALSE(w.found_in(four_gpus()));
+  CHECK_FALSE(found_in(w, four_gpus()));
+  // A minor asked twice is found once; the answer stays yes once every one is seen.
+  w.uuids = {};
+  w.minors = {2, 0, 2};
+  IdentitiesFound found(w);
+  CHECK_FALSE(found.add(four_gpus().gpus[0]));
+  CHECK_FALSE(found.add(four_gpus().gpus[1]));
+  CHECK(found.add(four_gpus().gpus[2]));
+  CHECK(found.add(four_gpus().gpus[3]));
   // Whatever is found, resolve maps it to the same GPU as with every GPU read.
   oci::Spec s;
   s.devices = {{"/dev/nvidia1", "c", 195, 1}};

@@ -1,5 +1,6 @@
 #include "gpu/identity_cache.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "gpu/driver_files.h"
@@ -73,9 +74,9 @@ bool cacheable_information(std::string_view information) {
 }
 
 const CachedInformation* IdentityCache::find(std::string_view dir) const {
-  for (const auto& g : gpus)
-    if (g.dir == dir) return &g;
-  return nullptr;
+  auto it = std::lower_bound(gpus.begin(), gpus.end(), dir,
+                             [](const CachedInformation& g, std::string_view d) { return g.dir < d; });
+  return it != gpus.end() && it->dir == dir ? &*it : nullptr;
 }
 
 std::string identity_cache_text(const IdentityCache& cache) {
@@ -116,10 +117,21 @@ std::optional<IdentityCache> parse_identity_cache(std::string_view text, std::st
     if (!binding || *binding == 0) return bad(where + ": binding is not a positive decimal");
     if (!size || *size > kMaxCachedInformationBytes) return bad(where + ": byte count is not a decimal up to " + std::to_string(kMaxCachedInformationBytes));
     if (text.size() - at < *size + 1 || text[at + *size] != '\n') return bad(where + ": the text is cut short");
-    if (cache.find(w[1])) return bad(where + ": directory " + std::string(w[1]) + " twice");
     cache.gpus.push_back({std::string(w[1]), *binding, std::string(text.substr(at, *size))});
     at += *size + 1;
   }
+  // Sorted by directory for find's binary search: a 64-GPU node looked each GPU up in a list.
+  std::vector<size_t> order(cache.gpus.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cache.gpus[a].dir < cache.gpus[b].dir; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (cache.gpus[order[i]].dir == cache.gpus[order[i - 1]].dir)
+      return bad("GPU record " + std::to_string(std::max(order[i], order[i - 1]) + 1) + ": directory " +
+                 cache.gpus[order[i]].dir + " twice");
+  std::vector<CachedInformation> sorted;
+  sorted.reserve(order.size());
+  for (size_t i : order) sorted.push_back(std::move(cache.gpus[i]));
+  cache.gpus = std::move(sorted);
   return cache;
 }
 

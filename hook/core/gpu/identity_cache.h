@@ -30,7 +30,7 @@ struct CachedInformation {
 
 struct IdentityCache {
   std::string boot_id;  // /proc/sys/kernel/random/boot_id when it was written
-  std::vector<CachedInformation> gpus;
+  std::vector<CachedInformation> gpus;  // sorted by dir (parse_identity_cache sorts them)
   const CachedInformation* find(std::string_view dir) const;
 };
 

@@ -21,6 +21,8 @@ constexpr size_t kMaxDriverFile = 64 * 1024;
 Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* until) {
   Inventory inv;
   if (!gpus.dir) return inv;
+  std::optional<IdentitiesFound> found;
+  if (until) found.emplace(*until);
   for (const auto& name : gpus.dir->names()) {
     std::string why;
     std::optional<GpuInformation> info;
@@ -48,7 +50,7 @@ Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* 
     auto canon = canonical_pci_address(info->bus_location.empty() ? name : info->bus_location);
     g.bus_id = canon ? *canon : name;
     inv.gpus.push_back(std::move(g));
-    if (until && until->found_in(inv)) break;
+    if (found && found->add(inv.gpus.back())) break;
   }
   std::sort(inv.gpus.begin(), inv.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.bus_id < b.bus_id; });
   return inv;
