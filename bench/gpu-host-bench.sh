@@ -7,7 +7,14 @@
 #     one without a GPU, and one with NVIDIA_VISIBLE_DEVICES=all on the real driver (ours: its check
 #     path; NVIDIA's: up to the exec of its cli, here busybox's static `true`), each above the floor
 #     of any hook (busybox `true`) and as a share of NVIDIA's cost (target: at most 10%).
-# Every row is verified once before timing by the path it took (the log line, the cli's record).
+#   - a container start (create, start, delete: bench/start_cycle.c, as a containerd shim drives a
+#     runtime) through NVIDIA's real nvidia-container-runtime 1.20.0 in each mode (legacy, cdi with
+#     a spec from this host's `nvidia-ctk cdi generate`, auto = jit-cdi here) in front of runc,
+#     alone and behind our shim, with and without NVIDIA_VISIBLE_DEVICES=all; and runc alone and
+#     behind our shim. Ours as a ratio of NVIDIA's and as a share of NVIDIA's cost above runc
+#     (target: at most 10%).
+# Every row is verified once before timing by the path it took (the log line, the cli's record,
+# the spec NVIDIA's runtime handed runc).
 #
 #   bench/gpu-host-bench.sh CARRY OUT   (root; CARRY: .device/ as tests/gpu/make-device-carry.sh
 #                                        makes it, with hook_bench and toolkit/; ROUNDS, default 200;
@@ -22,7 +29,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-200}
 HOOK=$D/gpu-numa-hook SHIM=$D/gpu-numa-runtime BENCH=$D/hook_bench RUNC=$D/bin/runc BUSYBOX=$D/busybox
 WRAPPER=$D/exec_wrapper   # bench/exec_wrapper.c, static: the floor of any shim, one exec
-for f in "$HOOK" "$SHIM" "$BENCH" "$RUNC" "$BUSYBOX" "$WRAPPER" "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz"; do
+CYCLE=$D/start_cycle      # bench/start_cycle.c, static: create, start, delete
+for f in "$HOOK" "$SHIM" "$BENCH" "$RUNC" "$BUSYBOX" "$WRAPPER" "$CYCLE" "$D/toolkit/nvidia-container-toolkit-1.20.0-amd64.tar.xz"; do
     [ -e "$f" ] || die "$f is missing from the carry"
 done
 [ -d /proc/driver/nvidia/gpus ] || die "no NVIDIA driver here (/proc/driver/nvidia/gpus)"
@@ -83,6 +91,53 @@ for c in verify timed; do
         --set nvidia-container-cli.load-kmods=false --set nvidia-container-cli.path="$cli" >/dev/null
 done
 
+# ---------------------------------------------------------------- NVIDIA's runtime in each mode
+# Its config per mode (NVIDIA_CTK_CONFIG_FILE_PATH picks one per row): the packaged one pointed at
+# the carried binaries and runc, load-kmods off, the cli busybox's true (as for the hook rows); cdi
+# mode reads the spec `nvidia-ctk cdi generate` writes for this host.
+LDCONFIG=/sbin/ldconfig; [ -x /sbin/ldconfig.real ] && LDCONFIG=/sbin/ldconfig.real
+mkdir -p "$W/cdi"
+"$W/nct/bin/nvidia-ctk" cdi generate --format=json --output="$W/cdi/nvidia.json" \
+    --nvidia-cdi-hook-path="$W/nct/bin/nvidia-cdi-hook" --ldconfig-path="$LDCONFIG" >"$W/cdi-generate.out" 2>&1 ||
+    die "nvidia-ctk cdi generate: $(tail -n 3 "$W/cdi-generate.out")"
+for mode in legacy cdi auto; do
+    "$W/nct/bin/nvidia-ctk" --quiet config --config-file="$W/nct/etc/nvidia-container-runtime/config.toml" \
+        --set nvidia-container-runtime.mode=$mode \
+        --set nvidia-container-runtime.runtimes="$RUNC" \
+        --set nvidia-container-runtime-hook.path="$NVHOOK" \
+        --set nvidia-ctk.path="$W/nct/bin/nvidia-ctk" \
+        --set nvidia-container-runtime.modes.cdi.spec-dirs="$W/cdi" \
+        --set nvidia-container-cli.path="$W/bin/true" \
+        --set nvidia-container-cli.load-kmods=false \
+        --set nvidia-container-cli.ldconfig="@$LDCONFIG" \
+        -o "$W/nv-rt-$mode.toml" || die "nvidia-ctk config for mode $mode"
+done
+NVRT=$W/nct/bin/nvidia-container-runtime
+# our shim's config for the chains: [runtime] next = NVIDIA's runtime (a second /etc/gpu-numa-hook)
+mkdir -p "$W/etc-gnh-nv"
+sed -e "s|^next = .*|next = [\"$NVRT\"]|" "$W/etc-gnh/config.toml" >"$W/etc-gnh-nv/config.toml"
+grep -q "^next = \[\"$NVRT\"\]" "$W/etc-gnh-nv/config.toml" || die "could not point the chain config's next at $NVRT"
+# the cycles' bundles (writable root: NVIDIA's runtime adds mounts), restored before every run
+# (NVIDIA's runtime and our shim edit config.json on create; a cdi-mode edit sets the variable to void)
+python3 - "$W" <<'PY'
+import json, os, sys
+w = sys.argv[1]
+spec = json.load(open(f"{w}/spec.json"))
+spec["process"]["terminal"] = False
+spec["process"]["args"] = ["true"]
+spec["root"] = {"path": f"{w}/rootfs", "readonly": False}
+spec["hooks"] = {}
+for name, env in (("nogpu", []), ("gpu", ["NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"])):
+    c = json.loads(json.dumps(spec))
+    c["process"]["env"] += env
+    c["linux"]["cgroupsPath"] = f"/gnh-gbench/cyc-{name}"
+    os.makedirs(f"{w}/c-{name}", exist_ok=True)
+    text = json.dumps(c, separators=(",", ":"))
+    open(f"{w}/c-{name}/config.json", "w").write(text)
+    esc = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    open(f"{w}/c-{name}.reset.tsv", "w").write(f"{w}/c-{name}/config.json\t{esc}\n")
+PY
+
 # in_ns CMD...: the shim reads only /etc/gpu-numa-hook/config.toml: ours, in a private mount namespace
 ETC_MADE=0
 [ -e /etc/gpu-numa-hook ] || { mkdir /etc/gpu-numa-hook && ETC_MADE=1; }
@@ -120,6 +175,62 @@ grep -q "gpu-numa-runtime\[[0-9]*\] container=gbench-vshim stage=runtime-run act
     die "via the shim, no GPU: the last log line is not the shim's fast path: $(last_line)"
 say "verified the shim, no GPU: config.json unchanged, no hook run, the shim's fast-path line"
 
+# cycle ROW GPU ETC RUNTIME [MODE]: the argv of one start of bundle c-GPU through RUNTIME (as a row)
+cycle_argv() {
+    local row=$1 gpu=$2 etc=$3 rt=$4 mode=${5:-legacy}
+    local IFS=$'\t'
+    echo "$CYCLE${IFS}-c${IFS}$W/$etc${IFS}-e${IFS}NVIDIA_CTK_CONFIG_FILE_PATH=$W/nv-rt-$mode.toml${IFS}$rt${IFS}$W/state${IFS}$W/c-$gpu${IFS}gcyc-$row"
+}
+# verify_cycle ROW GPU ETC RUNTIME MODE: one start, then what runc was handed: NVIDIA's hook, ours, GPU devices
+verify_cycle() {
+    local row=$1 gpu=$2 etc=$3 rt=$4 mode=$5 out argv
+    cp "$W/c-$gpu/config.json" "$W/c-$gpu/config.json.orig"
+    IFS=$'\t' read -r -a argv <<<"$(cycle_argv "$row" "$gpu" "$etc" "$rt" "$mode")"
+    # create only, to read the spec as runc got it; then the whole cycle must succeed
+    unshare -m --propagation private -- bash -c 'mount --bind "$1" /etc/gpu-numa-hook && shift && exec "$@"' ns "$W/$etc" \
+        env NVIDIA_CTK_CONFIG_FILE_PATH="$W/nv-rt-$mode.toml" "$rt" --root "$W/state" create --bundle "$W/c-$gpu" "gver-$row" \
+        >"$W/verify.out" 2>&1 || die "$row: create exited $?: $(tail -n 3 "$W/verify.out")"
+    out=$(python3 - "$W/c-$gpu/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+hooks = [h["path"].rsplit("/", 1)[-1] for stage in (c.get("hooks") or {}).values() for h in stage]
+devs = [d["path"] for d in (c.get("linux", {}).get("devices") or []) if d["path"].startswith("/dev/nvidia")]
+env = [e for e in c["process"]["env"] if e.startswith("NVIDIA_VISIBLE_DEVICES=")]
+print("hooks=" + ",".join(hooks or ["-"]), "nvidia-devices=" + str(len(devs)), "env=" + ",".join(env or ["-"]))
+PY
+)
+    "$RUNC" --root "$W/state" delete --force "gver-$row" >/dev/null 2>&1 || true
+    cp "$W/c-$gpu/config.json.orig" "$W/c-$gpu/config.json"
+    "${argv[@]}" >"$W/verify.out" 2>&1 || die "$row: a whole start exited $?: $(tail -n 3 "$W/verify.out")"
+    cp "$W/c-$gpu/config.json.orig" "$W/c-$gpu/config.json"
+    say "verified $row: $out"
+    VERIFIED=$out
+}
+declare -A SEEN
+for mode in legacy cdi auto; do
+    for gpu in nogpu gpu; do
+        verify_cycle "nv-$mode-$gpu" $gpu etc-gnh "$NVRT" $mode
+        SEEN[nv-$mode-$gpu]=$VERIFIED
+        verify_cycle "shim-nv-$mode-$gpu" $gpu etc-gnh-nv "$SHIM" $mode
+        SEEN[shim-nv-$mode-$gpu]=$VERIFIED
+        grep -q "container=gver-shim-nv-$mode-$gpu " "$W/hook.log" || die "shim-nv-$mode-$gpu: our hook never ran in the chain"
+    done
+done
+# what each path must show: legacy adds NVIDIA's hook; cdi and auto give devices and set the variable void
+grep -q "hooks=.*nvidia-container-runtime-hook" <<<"${SEEN[nv-legacy-gpu]}" || die "legacy, GPU: NVIDIA's runtime added no hook: ${SEEN[nv-legacy-gpu]}"
+for gpu in nogpu gpu; do
+    grep -q "hooks=.*gpu-numa-hook" <<<"${SEEN[shim-nv-legacy-$gpu]}" || die "shim, legacy, $gpu: our hook not registered: ${SEEN[shim-nv-legacy-$gpu]}"
+done
+for mode in cdi auto; do
+    grep -q "nvidia-devices=[1-9]" <<<"${SEEN[nv-$mode-gpu]}" || die "$mode, GPU: NVIDIA's runtime gave no device: ${SEEN[nv-$mode-gpu]}"
+    grep -q "nvidia-devices=[1-9]" <<<"${SEEN[shim-nv-$mode-gpu]}" || die "shim, $mode, GPU: no device: ${SEEN[shim-nv-$mode-gpu]}"
+    grep -q "nvidia-devices=0" <<<"${SEEN[nv-$mode-nogpu]}" || die "$mode, no GPU: devices given: ${SEEN[nv-$mode-nogpu]}"
+done
+grep -q "container=gver-shim-nv-cdi-gpu .*action=allow gpus=/dev/nvidia" "$W/hook.log" ||
+    die "shim, cdi, GPU: our hook did not see the GPU NVIDIA's runtime gave: $(grep gver-shim-nv-cdi-gpu "$W/hook.log" | tail -n1)"
+verify_cycle runc-nogpu nogpu etc-gnh "$RUNC" legacy
+verify_cycle shim-runc-nogpu nogpu etc-gnh "$SHIM" legacy
+
 # ---------------------------------------------------------------- the plan
 {
     echo "variant${T}floor: busybox true${T}$W/state-nogpu.json${T}-${T}$W/bin/true"
@@ -130,6 +241,18 @@ say "verified the shim, no GPU: config.json unchanged, no hook run, the shim's f
     echo "variant-other${T}runc run, no GPU${T}-${T}-${T}$RUNC${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-base${T}gbench-base"
     echo "variant-other${T}runc run via gpu-numa-runtime, no GPU${T}-${T}-${T}$SHIM${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-shim${T}gbench-shim"
     echo "variant-other${T}runc run via an exec-only wrapper, no GPU${T}-${T}-${T}$WRAPPER${T}$RUNC${T}--root${T}$W/state${T}run${T}--bundle${T}$W/b-wrap${T}gbench-wrap"
+    echo "variant-other${T}start: runc, no GPU${T}-${T}$W/c-nogpu.reset.tsv${T}$(cycle_argv c-runc nogpu etc-gnh "$RUNC")"
+    echo "variant-other${T}start: gpu-numa-runtime -> runc, no GPU${T}-${T}$W/c-nogpu.reset.tsv${T}$(cycle_argv c-shim nogpu etc-gnh "$SHIM")"
+    for mode in legacy cdi auto; do
+        for gpu in nogpu gpu; do
+            label=$([ $gpu = gpu ] && echo "all GPUs" || echo "no GPU")
+            echo "variant-other${T}start: nvidia-container-runtime $mode, $label${T}-${T}$W/c-$gpu.reset.tsv${T}$(cycle_argv c-nv-$mode-$gpu $gpu etc-gnh "$NVRT" $mode)"
+            echo "variant-other${T}start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label${T}-${T}$W/c-$gpu.reset.tsv${T}$(cycle_argv c-shnv-$mode-$gpu $gpu etc-gnh-nv "$SHIM" $mode)"
+            echo "cmp${T}start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label${T}start: nvidia-container-runtime $mode, $label${T}1.1${T}(info) our shim in front of NVIDIA's runtime ($mode, $label) against NVIDIA's runtime alone"
+        done
+        echo "cmp${T}start: gpu-numa-runtime -> runc, no GPU${T}start: nvidia-container-runtime $mode, no GPU${T}1${T}(info) our shim in front of runc against NVIDIA's runtime ($mode) in front of runc"
+    done
+    echo "cmp${T}start: gpu-numa-runtime -> runc, no GPU${T}start: runc, no GPU${T}1.02${T}a start without a GPU (create, start, delete) through the shim within 1.02x of runc alone"
     echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run, no GPU${T}1.02${T}a start without a GPU through the shim within 1.02x of runc alone"
     echo "cmp${T}runc run via an exec-only wrapper, no GPU${T}runc run, no GPU${T}1.02${T}(info) the floor of any shim: one exec more"
     echo "cmp${T}runc run via gpu-numa-runtime, no GPU${T}runc run via an exec-only wrapper, no GPU${T}1.02${T}(info) the shim's own work above that floor"
@@ -153,5 +276,17 @@ in_ns "$BENCH" --rounds "$ROUNDS" --warmup 10 --raw "$OUT/gpu-host-raw.tsv" --ti
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     share_of_theirs "$OUT/gpu-host-raw.tsv" "gpu-numa-hook, no GPU" "NVIDIA hook, no GPU" "floor: busybox true"
     share_of_theirs "$OUT/gpu-host-raw.tsv" "gpu-numa-hook, all GPUs" "NVIDIA hook, all GPUs (to its cli)" "floor: busybox true"
+    echo
+    echo "### our shim in front of NVIDIA's runtime: what it adds, as a share of what NVIDIA's runtime adds to runc alone, in ms"
+    echo
+    echo "| ours | NVIDIA's | ours median | theirs median | floor median | ours above floor | theirs above floor | ours / theirs | target | met |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for mode in legacy cdi auto; do
+        for label in "no GPU" "all GPUs"; do
+            # ours: shim+NVIDIA above NVIDIA alone; theirs: NVIDIA above runc alone
+            share_of_theirs_added "$OUT/gpu-host-raw.tsv" "start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label" \
+                "start: nvidia-container-runtime $mode, $label" "start: runc, no GPU"
+        done
+    done
 } | tee -a "$OUT/gpu-host-table.md"
 exit $STATUS

@@ -22,6 +22,7 @@ cp "$B/gpu-numa-hook" "$D/gpu-numa-hook"
 # hook_bench, static (the GPU machine's C++ library may be older than Debian's), for bench/gpu-host-bench.sh
 g++ -O2 -std=c++20 -static -o "$D/hook_bench" "$REPO/bench/hook_bench.cc"
 gcc -O2 -static -o "$D/exec_wrapper" "$REPO/bench/exec_wrapper.c"   # the floor of any shim
+gcc -O2 -static -o "$D/start_cycle" "$REPO/bench/start_cycle.c"     # create, start, delete through a runtime
 # the NVML probe (issue 20; dynamic, libc only), run against the host's real libnvidia-ml.so.1
 [ -x "$B/gpu-numa-nvml-probe" ] && cp "$B/gpu-numa-nvml-probe" "$D/gpu-numa-nvml-probe"
 # The hook is a static PIE by default (GNH_STATIC_HOOK): it needs nothing carried, and patchelf
