@@ -2,11 +2,12 @@
 // (tests/support/fixture_host.cc: driver procfs, node sysfs, cgroup files, mountinfo,
 // /proc/<pid>/cgroup and bundles in their real formats).
 //
-//   make_fixture ac922|gh ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]
+//   make_fixture ac922|gh|gh:N ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]
 //
 // Writes OUT_DIR/root (the host tree, for --host-root; its bundles hold Docker's config.json,
 // tests/fixtures/docker-20.10, with the devices below), OUT_DIR/state-gpu.json (a container that
-// asks for all 8 GPUs through linux.devices /dev/nvidia0-7), OUT_DIR/state-nogpu.json (a container
+// asks for all 8 GPUs through linux.devices /dev/nvidia0-7), OUT_DIR/state-gpu-last.json (one that
+// asks for the last GPU only), OUT_DIR/state-nogpu.json (a container
 // without GPUs: the fast path) and OUT_DIR/reset.tsv (every cpuset.mems file of the tree with its
 // content as built, "PATH<TAB>CONTENT" with \n escaped: the benchmark driver restores them before
 // each patch run). CONFIG_TOML, when given, is installed as /etc/gpu-numa-hook/config.toml.
@@ -19,7 +20,8 @@
 //   the container's cgroup (/docker/bench-gpu) kept mems 0,8 from boot.
 // gh: a Grace-Hopper-like host of 8 superchips: CPU nodes 0-7, GPU i's memory node 8+8i (the
 //   firmware reserves 8 nodes per GPU; possible 0-71), cgroup v2. stale: the kubelet's burstable
-//   slice holds an explicit cpuset.mems of 0-7; the container's cgroup inherits.
+//   slice holds an explicit cpuset.mems of 0-7; the container's cgroup inherits. gh:N: N superchips
+//   (1-64), laid out alike; the GPU container asks for all N.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,17 +101,20 @@ std::string make_ac922_8(Host& h, bool stale) {
   return "/docker/bench-gpu";
 }
 
-std::string make_gh_8(Host& h, bool stale) {
-  for (unsigned i = 0; i < 8; ++i) {
-    char bus[16];
+// `gpus` superchips (1-64): CPU nodes 0..gpus-1, GPU i's memory node gpus+8i (the firmware
+// reserves 8 nodes per GPU), possible 0..9*gpus-1. At 8 this is the 8-GPU layout above.
+std::string make_gh(Host& h, bool stale, int gpus) {
+  for (int i = 0; i < gpus; ++i) {
+    char bus[16], uuid[48];
     std::snprintf(bus, sizeof bus, "%04x:01:00.0", 9 + 8 * i);
-    h.add_gpu({i, bus, "GPU-9a9a9a9a-1111-4222-8333-44444444444" + std::to_string(i), 8 + 8 * static_cast<int>(i),
-               "online", static_cast<int>(i)});
+    std::snprintf(uuid, sizeof uuid, "GPU-9a9a9a9a-1111-4222-8333-%012llx", 0x444444444440ULL + unsigned(i));
+    h.add_gpu({static_cast<unsigned>(i), bus, uuid, gpus + 8 * i, "online", i});
   }
-  const std::string cpus = "0-7", all = "0-8," + join_nodes(16, 8, 7);
+  const std::string cpus = gpus == 1 ? "0" : "0-" + std::to_string(gpus - 1);
+  const std::string all = cpus + "," + join_nodes(gpus, 8, gpus);
   h.set_memory_nodes(all);
   h.write("/sys/devices/system/node/has_cpu", cpus + "\n");
-  h.write("/sys/devices/system/node/possible", "0-71\n");
+  h.write("/sys/devices/system/node/possible", "0-" + std::to_string(9 * gpus - 1) + "\n");
   h.make_cgroup("/", all);
   for (const char* s : {"/system.slice", "/kubepods.slice", "/kubepods.slice/kubepods-burstable.slice", "/docker"})
     h.make_cgroup(s, "");
@@ -162,19 +167,23 @@ void add_many_cgroups(const std::string& root, const Host& h, long n, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4 || (std::string(argv[1]) != "ac922" && std::string(argv[1]) != "gh") ||
+  // gh:N: N superchips instead of 8 (1-64): the check path as nodes grow
+  const std::string kind = argc > 1 ? argv[1] : "";
+  const int gh_gpus = kind == "gh" ? 8 : kind.rfind("gh:", 0) == 0 ? std::atoi(kind.c_str() + 3) : 0;
+  if (argc < 4 || (kind != "ac922" && (gh_gpus < 1 || gh_gpus > 64)) ||
       (std::string(argv[2]) != "ok" && std::string(argv[2]) != "stale")) {
-    std::cerr << "usage: make_fixture ac922|gh ok|stale OUT_DIR [CONFIG_TOML]\n";
+    std::cerr << "usage: make_fixture ac922|gh|gh:N ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]\n";
     return 2;
   }
-  const bool ac922 = std::string(argv[1]) == "ac922", stale = std::string(argv[2]) == "stale";
+  const bool ac922 = kind == "ac922", stale = std::string(argv[2]) == "stale";
+  const unsigned gpus = ac922 ? 8 : static_cast<unsigned>(gh_gpus);
   const fs::path out = argv[3];
   fs::create_directories(out);
   const fs::path root = out / "root";
   fs::remove_all(root);
 
   Host h(ac922 ? Version::v1 : Version::v2);
-  std::string cg = ac922 ? make_ac922_8(h, stale) : make_gh_8(h, stale);
+  std::string cg = ac922 ? make_ac922_8(h, stale) : make_gh(h, stale, gh_gpus);
   h.add_process(kGpuPid, cg);
   // The bundles are what Docker writes (tests/fixtures/docker-20.10: 9 KB with its seccomp
   // profile): the hook's cost on every start includes reading that, so the bench must too.
@@ -183,9 +192,14 @@ int main(int argc, char** argv) {
   cpu_cfg["linux"]["cgroupsPath"] = "/docker/bench-cpu";
   nlohmann::json gpu_cfg = docker_config();
   gpu_cfg["linux"]["devices"] = nlohmann::json::array();
-  for (unsigned i = 0; i < 8; ++i) gpu_cfg["linux"]["devices"].push_back(gpu_device(i));
+  for (unsigned i = 0; i < gpus; ++i) gpu_cfg["linux"]["devices"].push_back(gpu_device(i));
   gpu_cfg["linux"]["cgroupsPath"] = cg;
   std::string gpu_bundle = h.add_bundle("bench-gpu", gpu_cfg, -1);
+  // One GPU, the node's last (its information file is read last without the identity cache): a
+  // pod's usual share of a large node.
+  nlohmann::json last_cfg = gpu_cfg;
+  last_cfg["linux"]["devices"] = nlohmann::json::array({gpu_device(gpus - 1)});
+  std::string last_bundle = h.add_bundle("bench-gpu-last", last_cfg, -1);
   std::string cpu_bundle = h.add_bundle("bench-cpu", cpu_cfg, -1);
   // The same GPU container as nvidia/cuda:12.4.1 images declare it (NVIDIA_REQUIRE_CUDA, CUDA_VERSION)
   // on a driver that meets it: what the requirement check adds to a GPU container's start.
@@ -207,6 +221,7 @@ int main(int argc, char** argv) {
     fs::copy(h.root(), root, fs::copy_options::recursive);
   }
   std::ofstream(out / "state-gpu.json") << state_json("bench-gpu", kGpuPid, gpu_bundle);
+  std::ofstream(out / "state-gpu-last.json") << state_json("bench-gpu-last", kGpuPid, last_bundle);
   std::ofstream(out / "state-nogpu.json") << state_json("bench-cpu", kCpuPid, cpu_bundle);
   std::ofstream(out / "state-gpu-cuda.json") << state_json("bench-cuda", kGpuPid, cuda_bundle);
 
