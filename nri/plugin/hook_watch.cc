@@ -1,17 +1,12 @@
 #include "plugin/hook_watch.h"
+#include "plugin/plugin_log.h"
 
 namespace gnh::nri {
 
 namespace {
 
 LogRecord hook_record(const char* level, const char* action, std::string msg) {
-  LogRecord r;
-  r.program = "gpu-numa-nri";
-  r.level = level;
-  r.stage = "nri-hook";
-  r.action = action;
-  r.msg = std::move(msg);
-  return r;
+  return plugin_record("nri-hook", level, action, std::move(msg));
 }
 
 }  // namespace

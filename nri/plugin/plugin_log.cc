@@ -19,14 +19,18 @@ void PluginLog::write(LogRecord r) {
   if (!log_.fell_back()) std::fprintf(stderr, "%s\n", format_text(r, utc_timestamp_now(), int(::getpid())).c_str());
 }
 
-void PluginLog::plugin_event(const char* stage, const char* level, const char* action, const std::string& msg) {
+LogRecord plugin_record(const char* stage, const char* level, const char* action, std::string msg) {
   LogRecord r;
   r.program = "gpu-numa-nri";
   r.level = level;
   r.stage = stage;
   r.action = action;
-  r.msg = msg;
-  write(std::move(r));
+  r.msg = std::move(msg);
+  return r;
+}
+
+void PluginLog::plugin_event(const char* stage, const char* level, const char* action, const std::string& msg) {
+  write(plugin_record(stage, level, action, msg));
 }
 
 }  // namespace gnh::nri

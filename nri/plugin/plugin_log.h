@@ -10,6 +10,9 @@
 
 namespace gnh::nri {
 
+// A record of the plugin's own, about no container: its connection, endpoint, hook, scan.
+LogRecord plugin_record(const char* stage, const char* level, const char* action, std::string msg);
+
 class PluginLog {
  public:
   PluginLog(const LogConfig& config, const HostFs& fs) : log_(config, fs, "gpu-numa-nri") {}

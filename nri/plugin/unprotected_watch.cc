@@ -1,4 +1,5 @@
 #include "plugin/unprotected_watch.h"
+#include "plugin/plugin_log.h"
 
 #include <exception>
 
@@ -12,13 +13,7 @@ namespace gnh::nri {
 namespace {
 
 LogRecord scan_record(const char* level, const char* action, std::string msg) {
-  LogRecord r;
-  r.program = "gpu-numa-nri";
-  r.level = level;
-  r.stage = "nri-scan";
-  r.action = action;
-  r.msg = std::move(msg);
-  return r;
+  return plugin_record("nri-scan", level, action, std::move(msg));
 }
 
 }  // namespace
