@@ -1,0 +1,158 @@
+#!/bin/bash
+# Our shim in front of NVIDIA's real nvidia-container-runtime 1.20.0 (shared/tools), in front of
+# real runc, on this machine's cgroups; only the driver is faked (tests/engine/lib.sh: its files
+# over /proc/driver in a private mount namespace, device nodes made with mknod under the temp dir).
+#   mode cdi: NVIDIA's runtime turns NVIDIA_VISIBLE_DEVICES=0, or a cdi.k8s.io/ annotation, into
+#     linux.devices from a CDI spec in nvidia-ctk's format (GPU 0, /dev/nvidiactl, /dev/nvidia-modeset)
+#     and sets the variable to void; our hook, which the shim registered before NVIDIA's runtime ran,
+#     sees GPU 0 (not the modeset node) and allows; the same start with GPU memory that is not
+#     online is refused, and our line reaches the shim's caller through both runtimes; a container
+#     without a GPU takes the hook's fast path.
+#   mode legacy: NVIDIA's runtime adds its own prestart hook after ours; runc runs both, in that
+#     order, for a container without a GPU (a GPU needs the driver: the GPU host's suite runs it).
+#   mode auto (NVIDIA's default, jit-cdi here): a container without a GPU starts through the chain;
+#     a GPU request fails with NVIDIA's own NVML error, which the shim does not mask.
+# Without ../shared/tools it exits 77: NOT RUN, loudly (a failure under CI=true).
+# Usage: tests/nvidia/run-shim-nvidia-runtime-test.sh HOOK SHIM SOURCE_DIR
+SRC=$3
+. "$SRC/tests/engine/lib.sh"
+# shellcheck source=../support/shared-tools.sh
+. "$SRC/tests/support/shared-tools.sh"
+TALLY_NAME="shim in front of nvidia-container-runtime 1.20.0"
+HOOK=$(abs "$1")
+SHIM=$(abs "$2")
+cleanup() {
+	local id
+	for id in $(runc --root "$TMP/state/runc" list -q 2>/dev/null); do runc --root "$TMP/state/runc" delete -f "$id" >/dev/null 2>&1; done
+	for d in /sys/fs/cgroup/*/gnh-nvrt /sys/fs/cgroup/gnh-nvrt; do [ -d "$d" ] && { rmdir "$d"/*"$RUNID"* 2>/dev/null; rmdir "$d" 2>/dev/null; }; done
+	[ "${GNH_RT_KEEP:-}" = 1 ] && echo "kept $TMP" >&2 || rm -rf --one-file-system "$TMP"
+}
+trap cleanup EXIT
+need_tools runc jq unshare busybox mknod
+[ -x "$HOOK" ] && [ -x "$SHIM" ] || { fail "binaries" "$HOOK or $SHIM missing (build first)"; finish; }
+if ! tarball=$(shared_tool_tarball nvidia-container-toolkit nvidia-container-toolkit-1.20.0-amd64.tar.xz); then
+	if [ "${CI:-}" = "true" ]; then fail "NVIDIA's toolkit" "CI=true and it is not in shared/tools"; finish; fi
+	echo "NOT RUN: ***** NVIDIA toolkit 1.20.0 is not in $(shared_tools_dir): our shim in front of the real nvidia-container-runtime not proven on this run *****"
+	exit 77
+fi
+P=$(unpack_cached "$tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") || { fail "unpack" "$tarball"; finish; }
+NVRT=$P/bin/nvidia-container-runtime
+make_rootfs
+make_driver online0 0 online
+make_driver node1 1 online   # GPU memory on node 1, which this host does not have online
+
+# The device nodes of one GPU, as the driver makes them, under the temp dir (the CDI spec's hostPath)
+mkdir -p "$TMP/dev" "$TMP/cdi"
+mknod -m 666 "$TMP/dev/nvidia0" c 195 0 && mknod -m 666 "$TMP/dev/nvidiactl" c 195 255 &&
+	mknod -m 666 "$TMP/dev/nvidia-modeset" c 195 254 || { fail "mknod" "cannot make the fake device nodes"; finish; }
+# nvidia-ctk cdi generate's layout, cut to what runc needs: the GPU's node per device, the control
+# and modeset nodes every device shares, and NVIDIA_VISIBLE_DEVICES=void (the driver libraries'
+# mounts and the nvidia-cdi-hook entries need the driver)
+cat >"$TMP/cdi/nvidia.json" <<JSON
+{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
+ "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0", "hostPath": "$TMP/dev/nvidia0"}]}}],
+ "containerEdits": {"env": ["NVIDIA_VISIBLE_DEVICES=void"],
+                    "deviceNodes": [{"path": "/dev/nvidiactl", "hostPath": "$TMP/dev/nvidiactl"},
+                                    {"path": "/dev/nvidia-modeset", "hostPath": "$TMP/dev/nvidia-modeset"}]}}
+JSON
+
+# nvidia_config MODE: NVIDIA's packaged config.toml set by the real nvidia-ctk, as an operator sets it
+nvidia_config() {
+	local c=$TMP/nvidia-$1.toml
+	cp "$P/etc/nvidia-container-runtime/config.toml" "$c"
+	"$P/bin/nvidia-ctk" config --config-file="$c" --in-place --set "nvidia-container-runtime.mode=$1" \
+		--set nvidia-container-runtime.runtimes=/usr/sbin/runc --set "nvidia-container-runtime.modes.cdi.spec-dirs=$TMP/cdi" \
+		--set "nvidia-container-runtime.debug=$TMP/logs/nvidia-$1.log" --set nvidia-container-runtime.log-level=debug \
+		--set "nvidia-container-runtime-hook.path=$P/bin/nvidia-container-runtime-hook" >/dev/null 2>&1 ||
+		{ fail "nvidia-ctk config mode=$1" "nvidia-ctk config --set failed"; return 1; }
+	echo "$c"
+}
+
+# bundle NAME JQ: a runc-spec bundle (cgroup /gnh-nvrt/NAME-RUNID) edited by JQ
+bundle() {
+	local b="$TMP/bundles/$1"
+	mkdir -p "$b"
+	runc spec --bundle "$b"
+	jq --arg root "$TMP/rootfs" --arg cg "/gnh-nvrt/$1-$RUNID" "
+        .process.terminal = false | .process.args = [\"sh\", \"-c\", \"exit 0\"]
+        | .root = {path: \$root, readonly: true} | .linux.cgroupsPath = \$cg | $2" \
+		"$b/config.json" >"$b/c.new" && mv "$b/c.new" "$b/config.json"
+	echo "$b"
+}
+# create MODE DRIVER NAME BUNDLE: `create` through the shim, NVIDIA's runtime next; sets RC, OUT, ID
+create() {
+	local nvcfg
+	nvcfg=$(nvidia_config "$1") || { RC=99; OUT=""; return; }
+	ID=$3-$RUNID
+	write_config "$3" "[runtime]" "hook = \"$HOOK\"" "next = [\"$NVRT\"]"
+	in_ns "$2" "$3" env NVIDIA_CTK_CONFIG_FILE_PATH="$nvcfg" timeout 60 "$SHIM" --root "$TMP/state/runc" \
+		create --bundle "$4" "$ID" </dev/null >"$TMP/out/$3" 2>&1
+	RC=$?
+	OUT=$(cat "$TMP/out/$3")
+}
+delete() { runc --root "$TMP/state/runc" delete -f "$ID" >/dev/null 2>&1; }
+ours_at_prestart() { jq --arg h "$HOOK" '[.hooks.prestart[]? | select(.path == $h)] | length' "$1/config.json"; }
+# linux.devices of major 195, sorted (NVIDIA's runtime applies the spec-wide edits first)
+gpu_nodes() { jq -r '[.linux.devices[]? | select(.major == 195) | "\(.path)=195:\(.minor)"] | sort | join(",")' "$1/config.json"; }
+log_field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n1; }   # stdin: one log line
+evidence() { printf '  %s\n' "$2" "$3"; }   # NAME WHAT LOGLINE: what the case saw, under its PASS line
+log_line() { grep " container=$ID stage=prestart " "$TMP/logs/$1.log"; }
+
+# --- mode cdi: the GPU from NVIDIA_VISIBLE_DEVICES, then from a cdi.k8s.io/ annotation
+for form in env annotation; do
+	if [ $form = env ]; then B=$(bundle cdi-$form '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+	else B=$(bundle cdi-$form '.annotations["cdi.k8s.io/gnh-test"] = "nvidia.com/gpu=0"'); fi
+	name="mode cdi, GPU by $form: NVIDIA's runtime adds GPU 0 from the CDI spec, our hook sees it (not the modeset node) and allows"
+	create cdi online0 "cdi-$form" "$B"
+	line=$(log_line "cdi-$form")
+	devs=$(gpu_nodes "$B")
+	# NVIDIA's runtime appends =void; runc's init sets the entries in order, so the last one counts
+	env_now=$(jq -r '[.process.env[] | select(startswith("NVIDIA_VISIBLE_DEVICES="))] | last // "-"' "$B/config.json")
+	if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line); NVIDIA's log: $(grep -i -E 'error|cdi' "$TMP/logs/nvidia-cdi.log" | tail -3 | one_line)"
+	elif [ "$devs" != "/dev/nvidia-modeset=195:254,/dev/nvidia0=195:0,/dev/nvidiactl=195:255" ]; then fail "$name" "NVIDIA's edit is not the CDI spec's: linux.devices $devs"
+	elif [ "$env_now" != "NVIDIA_VISIBLE_DEVICES=void" ]; then fail "$name" "NVIDIA_VISIBLE_DEVICES after NVIDIA's edit: '$env_now'"
+	elif [ "$(ours_at_prestart "$B")" != 1 ]; then fail "$name" "our hook is not in config.json once: $(jq -c .hooks "$B/config.json")"
+	elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != "/dev/nvidia0($GPU_BUS)" ]; then
+		fail "$name" "our log: ${line:-no line for $ID}"
+	elif [ "${line#*unresolved}" != "$line" ]; then fail "$name" "the modeset node was taken for a GPU: $line"
+	else pass "$name"; evidence "$name" "linux.devices $devs; $env_now" "$line"; fi
+	delete
+done
+
+# --- mode cdi, refused: GPU 0's memory is on node 1, not online here
+B=$(bundle cdi-refused '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+name="mode cdi, GPU memory not online: refused, our line reaches the shim's caller through NVIDIA's runtime and runc"
+create cdi node1 cdi-refused "$B"
+line=$(log_line cdi-refused)
+if [ "$RC" = 0 ]; then fail "$name" "create succeeded: $(echo "$OUT" | one_line)"
+elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$name" "the caller did not get our line: $(echo "$OUT" | one_line)"
+elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$name" "our log: ${line:-no line for $ID}"
+elif runc --root "$TMP/state/runc" list -q 2>/dev/null | grep -qx "$ID"; then fail "$name" "container left in runc's state"
+else pass "$name"; evidence "$name" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+delete
+
+# --- no GPU, in every mode: the chain runs, our hook takes its fast path
+for mode in cdi legacy auto; do
+	B=$(bundle "plain-$mode" '.')
+	name="mode $mode, no GPU: starts through shim, NVIDIA's runtime and runc; our hook's fast path"
+	create "$mode" online0 "plain-$mode" "$B"
+	line=$(log_line "plain-$mode")
+	hooks=$(jq -r '[.hooks.prestart[]?.args[0]] | join(",")' "$B/config.json")
+	want_hooks=gpu-numa-hook
+	[ "$mode" = legacy ] && want_hooks=gpu-numa-hook,nvidia-container-runtime-hook
+	if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line)"
+	elif [ "$hooks" != "$want_hooks" ]; then fail "$name" "prestart hooks $hooks, want $want_hooks"
+	elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != - ]; then fail "$name" "our log: ${line:-no line for $ID}"
+	elif ! runc --root "$TMP/state/runc" start "$ID" >/dev/null 2>&1; then fail "$name" "runc start failed"
+	else pass "$name (prestart hooks in order: $hooks)"; fi
+	delete
+done
+
+# --- mode auto with a GPU request: jit-cdi needs NVML, absent here; NVIDIA's error, not ours
+B=$(bundle auto-gpu '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+name="mode auto (jit-cdi), GPU without a driver: NVIDIA's own error reaches the caller, the shim masks nothing"
+create auto online0 auto-gpu "$B"
+if [ "$RC" != 0 ] && [ "${OUT#*failed to initialize NVML}" != "$OUT" ] && [ -z "$(log_line auto-gpu)" ]; then pass "$name"
+else fail "$name" "exit $RC: $(echo "$OUT" | one_line); our log: $(one_line <"$TMP/logs/auto-gpu.log")"; fi
+delete
+finish
