@@ -732,6 +732,32 @@ run_podman_cases() {
     elif ! echo "$line" | grep -qE ' stage=createRuntime action=refuse '; then fail "$name" "log has no createRuntime refusal for $CID: $(one_line <"$TMP/logs/$cfg.log")"
     else pass "$name"; evidence "$name" "$OUT" "$line"; fi
     podman_base rm -f "gnh-cdi-refuse-$RUNID" >/dev/null 2>&1
+
+    # CDI devices with the hook from hooks.d, as install registers it for podman: the CDI spec is
+    # NVIDIA's layout (nvidia-ctk cdi generate), cut to its device nodes and env: GPU 0's node, the
+    # control and modeset nodes (195:255, 195:254) every GPU device carries, NVIDIA_VISIBLE_DEVICES=void.
+    # The hook must count GPU 0 alone: modeset names no GPU.
+    mknod -m 666 "$TMP/podman/nvidiactl" c 195 255
+    mknod -m 666 "$TMP/podman/nvidia-modeset" c 195 254
+    jq -n --arg d "$TMP/podman" '{cdiVersion: "0.5.0", kind: "nvidia.com/gpu",
+        devices: [{name: "0", containerEdits: {deviceNodes: [{path: "/dev/nvidia0", hostPath: ($d + "/nvidia0")}]}}],
+        containerEdits: {env: ["NVIDIA_VISIBLE_DEVICES=void"],
+                         deviceNodes: [{path: "/dev/nvidiactl", hostPath: ($d + "/nvidiactl")},
+                                       {path: "/dev/nvidia-modeset", hostPath: ($d + "/nvidia-modeset")}]}}' \
+        >"$TMP/podman/gnh-test-nvidia-plain.json"
+    export GNH_CDI_SPEC=$TMP/podman/gnh-test-nvidia-plain.json
+    PODMAN_CONF=$TMP/podman/containers.conf
+    cfg=podman; : >"$TMP/logs/$cfg.log"
+    name="podman (crun, hooks.d): --device nvidia.com/gpu=0 from NVIDIA's CDI layout -> GPU 0 alone (not modeset), node 0 online -> runs"
+    pod_run cdi-hooksd online0 crun --device nvidia.com/gpu=0 -- \
+        sh -c 'echo container-ran; test -c /dev/nvidia0 && test -c /dev/nvidia-modeset && echo has-nodes'
+    line=$(log_for "$cfg" "$CID")
+    if [ "$RC" != 0 ]; then fail "$name" "exit $RC: $(echo "$OUT" | one_line); log: $line"
+    elif ! echo "$OUT" | grep -q has-nodes; then fail "$name" "the CDI nodes are not in the container: $(echo "$OUT" | one_line)"
+    elif ! echo "$line" | grep -qE ' action=(allow|patch) '; then fail "$name" "log has no allow/patch for $CID: $(one_line <"$TMP/logs/$cfg.log")"
+    elif [ "$(echo "$line" | log_field gpus)" != "/dev/nvidia0($GPU_BUS)" ]; then fail "$name" "log gpus is not GPU 0 alone: $line"
+    elif echo "$line" | grep -q unresolved; then fail "$name" "a node was taken for an unknown GPU: $line"
+    else pass "$name"; evidence "$name" "$OUT" "$line"; fi
     unset GNH_CDI_SPEC PODMAN_CONF
 
     # when.annotations: the hook runs only for containers carrying the annotation
