@@ -15,6 +15,16 @@ std::string binary_word(const BinaryFact& b) {
   return !b.exists ? "does not exist" : !b.executable ? "is not executable" : "ok";
 }
 
+// How to take the default back. Docker's one file: install again (the runtime it displaces runs after
+// the shim). containerd: the file setting the default is read after our drop-in, which install
+// will not override.
+std::string default_fix(const std::string& engine) {
+  if (engine == "containerd")
+    return "make our drop-in the last file containerd reads (last in the main file's imports), then run gpu-numa-hook "
+           "install --runtime containerd --set-default again";
+  return "run gpu-numa-hook install --runtime " + engine + " --set-default again: it runs that runtime after the shim";
+}
+
 }  // namespace
 
 StatusVerdict judge_status(const StatusFacts& f) {
@@ -30,7 +40,13 @@ StatusVerdict judge_status(const StatusFacts& f) {
         v.not_protected.push_back(e.engine + ": the " + b.role + " " + b.path + " named by " + e.file + " " + binary_word(b) +
                                   ": containers it starts fail or go unprotected (reinstall gpu-numa-hook, or "
                                   "gpu-numa-hook install --runtime " + e.engine + " --uninstall)");
-    if (e.how.rfind("runtime", 0) == 0 && !e.is_default)
+    if (e.how.rfind("runtime", 0) == 0 && !e.is_default && e.installed_as_default)
+      v.not_protected.push_back(e.engine + ": install made gpu-numa the default runtime, but " +
+                                (e.default_file.empty() ? e.file : e.default_file) + " now makes " +
+                                (e.default_name.empty() ? "the engine's own runtime" : "'" + e.default_name + "'") +
+                                " the default (nvidia-ctk runtime configure --set-as-default does this): containers that "
+                                "do not ask for gpu-numa start without the hook (" + default_fix(e.engine) + ")");
+    else if (e.how.rfind("runtime", 0) == 0 && !e.is_default)
       v.notes.push_back(e.engine + ": gpu-numa is not the default runtime: only containers that ask for it are protected");
   }
   // A connected NRI plugin registers the hook with every CRI container; one that is gone is a

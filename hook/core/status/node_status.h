@@ -33,6 +33,12 @@ struct EngineFact {
   // Registered, but the engine never runs it, and why (nvidia-legacy outside NVIDIA's legacy mode,
   // install/nvidia_mode.h); "" = it runs.
   std::string never_runs = {};
+  // Runtimes: install made gpu-numa the default (install-state.json's set_default), and the default
+  // the engine's file names now ("" = the engine's own, runc). A default changed behind install's
+  // back (nvidia-ctk runtime configure --set-as-default) sends every container past the shim.
+  bool installed_as_default = false;
+  std::string default_name = {};
+  std::string default_file = {};  // where default_name is set, when not `file` (a later containerd import)
 };
 
 struct GpuFact {

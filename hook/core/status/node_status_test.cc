@@ -110,6 +110,28 @@ TEST_CASE("status: a runtime that is not the default, a disabled timer, a Grace 
   CHECK(status_text(f, v).find("runtime gpu-numa, not the default, in") != std::string::npos);
 }
 
+TEST_CASE("status: a default runtime install set, changed behind its back (nvidia-ctk --set-as-default), is not protected") {
+  StatusFacts f = protected_node();
+  f.engines[0].is_default = false;
+  f.engines[0].installed_as_default = true;
+  f.engines[0].default_name = "nvidia";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 1);
+  REQUIRE(v.not_protected.size() == 1);
+  CHECK(v.not_protected[0] ==
+        "docker: install made gpu-numa the default runtime, but /etc/docker/daemon.json now makes 'nvidia' the default "
+        "(nvidia-ctk runtime configure --set-as-default does this): containers that do not ask for gpu-numa start "
+        "without the hook (run gpu-numa-hook install --runtime docker --set-default again: it runs that runtime after "
+        "the shim)");
+  for (const std::string& n : v.notes) CHECK(n.find("not the default runtime") == std::string::npos);
+  // default-runtime removed: the engine's own runtime is the default again
+  f.engines[0].default_name = "";
+  CHECK(judge_status(f).not_protected.at(0).find("now makes the engine's own runtime the default") != std::string::npos);
+  // never made the default by install: a note, as before
+  f.engines[0].installed_as_default = false;
+  CHECK(judge_status(f).exit_code() == 0);
+}
+
 TEST_CASE("status: refusals from a log tail, text and JSON lines, a forged one in a quoted value ignored") {
   const std::string tail =
       "ial line action=refuse \n"
@@ -134,6 +156,13 @@ TEST_CASE("registrations: docker's daemon.json, containerd and CRI-O TOML, hooks
   REQUIRE(d);
   CHECK(d->binary == "/usr/bin/gpu-numa-runtime");
   CHECK(d->is_default);
+  // nvidia-ctk runtime configure --set-as-default after install: registered, the default is NVIDIA's
+  auto nv = docker_registration(
+      R"({"default-runtime":"nvidia","runtimes":{"gpu-numa":{"path":"/usr/bin/gpu-numa-runtime"},"nvidia":{"args":[],"path":"nvidia-container-runtime"}}})",
+      "dj");
+  REQUIRE(nv);
+  CHECK_FALSE(nv->is_default);
+  CHECK(nv->default_name == "nvidia");
   CHECK_FALSE(docker_registration(R"({"runtimes":{"nvidia":{"path":"x"}}})", "dj"));
   CHECK_THROWS_WITH_AS(docker_registration("{", "/etc/docker/daemon.json"), doctest::Contains("/etc/docker/daemon.json: cannot parse"), Error);
   auto c = toml_runtime_registration(R"(version = 2
@@ -151,6 +180,11 @@ TEST_CASE("registrations: docker's daemon.json, containerd and CRI-O TOML, hooks
   REQUIRE(crio);
   CHECK(crio->binary == "/opt/gpu-numa-runtime");
   CHECK_FALSE(crio->is_default);
+  CHECK(crio->default_name.empty());
+  auto crio_nv = toml_runtime_registration(
+      "[crio.runtime]\ndefault_runtime = \"nvidia\"\n[crio.runtime.runtimes.gpu-numa]\nruntime_path = \"/x\"\n", "x");
+  REQUIRE(crio_nv);
+  CHECK(crio_nv->default_name == "nvidia");
   CHECK_FALSE(toml_runtime_registration("[crio.runtime.runtimes.runc]\n", "x"));
   auto h = hooks_d_registration(R"({"version":"1.0.0","hook":{"path":"/usr/bin/gpu-numa-hook","args":["gpu-numa-hook","prestart"]}})", "h");
   REQUIRE(h);

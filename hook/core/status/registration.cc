@@ -34,10 +34,13 @@ nlohmann::json parse_json(std::string_view text, const std::string& file) {
 }
 
 // Walks every table: our runtime under any `runtimes` table, and a default naming it.
-void walk(const toml::table& t, std::optional<RegistrationEntry>* found, bool* is_default) {
+void walk(const toml::table& t, std::optional<RegistrationEntry>* found, bool* is_default, std::string* default_name) {
   for (const auto& [key, node] : t) {
-    if ((key.str() == "default_runtime_name" || key.str() == "default_runtime") && node.value_or(std::string()) == kOurRuntime)
-      *is_default = true;
+    if (key.str() == "default_runtime_name" || key.str() == "default_runtime") {
+      const std::string name = node.value_or(std::string());
+      if (name == kOurRuntime) *is_default = true;
+      else if (!name.empty() && default_name->empty()) *default_name = name;
+    }
     const toml::table* sub = node.as_table();
     if (!sub) continue;
     if (key.str() == "runtimes") {
@@ -47,7 +50,7 @@ void walk(const toml::table& t, std::optional<RegistrationEntry>* found, bool* i
         *found = e;
       }
     }
-    walk(*sub, found, is_default);
+    walk(*sub, found, is_default, default_name);
   }
 }
 
@@ -62,7 +65,8 @@ std::optional<RegistrationEntry> docker_registration(std::string_view text, cons
   const auto& ours = (*rt)[kOurRuntime];
   if (ours.is_object() && ours.contains("path") && ours["path"].is_string()) e.binary = ours["path"].get<std::string>();
   auto d = j.find("default-runtime");
-  e.is_default = d != j.end() && d->is_string() && d->get<std::string>() == kOurRuntime;
+  if (d != j.end() && d->is_string()) e.default_name = d->get<std::string>();
+  e.is_default = e.default_name == kOurRuntime;
   return e;
 }
 
@@ -70,9 +74,27 @@ std::optional<RegistrationEntry> toml_runtime_registration(std::string_view text
   toml::table t = parse_toml(text, file);
   std::optional<RegistrationEntry> found;
   bool is_default = false;
-  walk(t, &found, &is_default);
-  if (found) found->is_default = is_default;
+  std::string default_name;
+  walk(t, &found, &is_default, &default_name);
+  if (found) {
+    found->is_default = is_default;
+    if (!is_default) found->default_name = default_name;
+  }
   return found;
+}
+
+LaterContainerdFile later_containerd_file(std::string_view text, const std::string& file) {
+  toml::table t = parse_toml(text, file);
+  LaterContainerdFile out;
+  // version 1 and 2 files name the CRI plugin io.containerd.grpc.v1.cri; version 3 (containerd 2.x)
+  // io.containerd.cri.v1.runtime
+  for (const char* key : {"io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime"}) {
+    const toml::node_view cri = t["plugins"][key];
+    if (!cri.is_table()) continue;
+    out.defines_cri_table = true;
+    if (auto name = cri["containerd"]["default_runtime_name"].value<std::string>()) out.default_name = *name;
+  }
+  return out;
 }
 
 std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, const std::string& file) {
@@ -84,14 +106,14 @@ std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, con
   if (h.contains("args") && h["args"].is_array() && !h["args"].empty() && h["args"][0].is_string())
     ours = ours || h["args"][0].get<std::string>() == "gpu-numa-hook";
   if (!ours) return std::nullopt;
-  return RegistrationEntry{path, false};
+  return RegistrationEntry{path, false, ""};
 }
 
 std::optional<RegistrationEntry> nvidia_legacy_registration(std::string_view text, const std::string& file) {
   toml::table t = parse_toml(text, file);
   std::string path = t["nvidia-container-runtime-hook"]["path"].value_or(std::string());
   if (!ends_with(path, "gpu-numa-hook")) return std::nullopt;
-  return RegistrationEntry{path, false};
+  return RegistrationEntry{path, false, ""};
 }
 
 }  // namespace gnh

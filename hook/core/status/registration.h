@@ -12,6 +12,7 @@ namespace gnh {
 struct RegistrationEntry {
   std::string binary;        // the program the engine runs: the shim (runtimes) or the hook
   bool is_default = false;   // runtimes: gpu-numa is the engine's default runtime
+  std::string default_name;  // runtimes: the default the file names ("" = the engine's own, runc)
 };
 
 // Each returns nullopt when the text does not register us, and throws gnh::Error naming the file
@@ -21,6 +22,15 @@ std::optional<RegistrationEntry> docker_registration(std::string_view text, cons
 // (crio.runtime.runtimes.gpu-numa.runtime_path, default_runtime): any table named gpu-numa under
 // a `runtimes` table, wherever the version puts it.
 std::optional<RegistrationEntry> toml_runtime_registration(std::string_view text, const std::string& file);
+// A containerd file read after our drop-in (install/containerd_load_order.h), as it bears on the
+// gpu-numa runtime: whether it holds a CRI plugin table (containerd 1.x then replaces ours whole)
+// and the default runtime it names ("" = none). nvidia-ctk runtime configure run after install adds
+// such a file: its conf.d glob lands after our entry.
+struct LaterContainerdFile {
+  bool defines_cri_table = false;
+  std::string default_name;
+};
+LaterContainerdFile later_containerd_file(std::string_view text, const std::string& file);
 // An oci-hooks(5) JSON file: its hook.path when its args run us (gpu-numa-hook prestart).
 std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, const std::string& file);
 // nvidia-container-runtime's config.toml: [nvidia-container-runtime-hook] path when it names a

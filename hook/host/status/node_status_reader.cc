@@ -54,10 +54,15 @@ BinaryFact binary(const HostFs& fs, const std::string& role, const std::string& 
   return b;
 }
 
-// install-state.json beside our config: engine -> the file install edited (as in host/install_state).
-std::map<std::string, std::string> recorded_configs(const HostFs& fs, const std::optional<std::string>& config_path,
-                                                    std::vector<std::string>* unknown_errors) {
-  std::map<std::string, std::string> out;
+// What install-state.json beside our config says of one engine (as in host/install_state).
+struct RecordedInstall {
+  std::string config;        // the file install edited
+  bool set_default = false;  // some install made gpu-numa the default
+};
+
+std::map<std::string, RecordedInstall> recorded_installs(const HostFs& fs, const std::optional<std::string>& config_path,
+                                                         std::vector<std::string>* unknown_errors) {
+  std::map<std::string, RecordedInstall> out;
   const std::string state = dir_of(config_path.value_or(kDefaultConfigPath)) + "/install-state.json";
   std::optional<std::string> text;
   try {
@@ -73,7 +78,8 @@ std::map<std::string, std::string> recorded_configs(const HostFs& fs, const std:
     return out;
   }
   for (const auto& [engine, r] : j.items())
-    if (r.is_object() && r.contains("config") && r["config"].is_string()) out[engine] = r["config"].get<std::string>();
+    if (r.is_object() && r.contains("config") && r["config"].is_string())
+      out[engine] = {r["config"].get<std::string>(), r.value("set_default", false)};
   return out;
 }
 
@@ -105,6 +111,7 @@ void add_engine(const HostFs& fs, std::vector<EngineFact>* out, const std::strin
     if (r) {
       e.registered = true;
       e.is_default = r->is_default;
+      e.default_name = r->default_name;
       e.binaries.push_back(binary(fs, shim ? "shim" : "hook", r->binary));
       if (shim) add_shim_chain(fs, config, &e);
       if (engine == "nvidia-legacy") {
@@ -119,12 +126,51 @@ void add_engine(const HostFs& fs, std::vector<EngineFact>* out, const std::strin
   out->push_back(std::move(e));
 }
 
+// Files containerd reads after our drop-in can undo it (nvidia-ctk runtime configure run after
+// install appends its conf.d glob to imports): a CRI table replaces ours whole on 1.x (the drop-in
+// says which release install wrote it for), and a default_runtime_name takes the default on both.
+void judge_files_after_dropin(const HostFs& fs, const std::string& ctd_main, const std::string& dropin, EngineFact* e) {
+  const HostConfigReader files;
+  try {
+    const std::string root = fs.is_real_root() ? "" : fs.root();
+    const std::vector<std::string> order = containerd_load_order(fs.resolve(ctd_main), files, root).files;
+    const auto at = std::find(order.begin(), order.end(), fs.resolve(dropin));
+    if (at == order.end()) return;
+    const std::optional<std::string> ours = files.read(*at);
+    const bool replaces_whole = ours && ours->find("(containerd 1.x)") != std::string::npos;
+    const std::string fix = "put \"" + std::string(kContainerdDropin) + "\" last in imports of " + ctd_main +
+                            ", then run gpu-numa-hook install --runtime containerd again";
+    for (auto it = at + 1; it != order.end(); ++it) {
+      const std::optional<std::string> text = files.read(*it);
+      if (!text) continue;
+      const LaterContainerdFile later = later_containerd_file(*text, *it);
+      if (replaces_whole && later.defines_cri_table && e->never_runs.empty())
+        e->never_runs = *it + " is read after " + dropin + " and holds a CRI plugin table: containerd 1.x replaces ours "
+                        "with it, so containerd has no gpu-numa runtime (nvidia-ctk runtime configure run after install "
+                        "does this; " + fix + ")";
+      if (!later.default_name.empty()) {
+        e->is_default = later.default_name == "gpu-numa";
+        e->default_name = later.default_name;
+        e->default_file = *it;
+      }
+    }
+  } catch (const std::exception&) {
+    // a file that is not TOML: containerd does not start; the engines' lines report our files
+  }
+}
+
 void read_engines(const HostFs& fs, const std::optional<std::string>& config_path, const Config& config, StatusFacts* f,
                   std::vector<std::string>* state_errors) {
-  auto recorded = recorded_configs(fs, config_path, state_errors);
-  auto rec = [&](const std::string& e, const std::string& dflt) { return recorded.count(e) ? recorded[e] : dflt; };
+  auto recorded = recorded_installs(fs, config_path, state_errors);
+  auto rec = [&](const std::string& e, const std::string& dflt) { return recorded.count(e) ? recorded[e].config : dflt; };
+  // what install made the default, on the engine's newest entry
+  auto as_default = [&](const std::string& e) {
+    if (!f->engines.empty() && f->engines.back().engine == e && recorded.count(e))
+      f->engines.back().installed_as_default = recorded[e].set_default;
+  };
   add_engine(fs, &f->engines, "docker", "runtime gpu-numa", rec("docker", "/etc/docker/daemon.json"), docker_registration,
              config, true);
+  as_default("docker");
   // containerd: our drop-in (conf.d/99-zz-gpu-numa.toml beside the main file) or, for version 1
   // files, the main file itself.
   const std::string ctd_main = rec("containerd", "/etc/containerd/config.toml");
@@ -142,6 +188,8 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
     } catch (const std::exception&) {
     }
   }
+  if (dropin_registers) judge_files_after_dropin(fs, ctd_main, ctd_dropin, &f->engines.back());
+  as_default("containerd");
   const std::string crio_dir = rec("crio-runtime", "/etc/crio/crio.conf.d");
   if (auto names = fs.list_dir(crio_dir)) {
     for (const std::string& n : *names)
@@ -154,8 +202,8 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
   // the two standard hooks directories, and any other `install --runtime podman|crio` recorded
   std::vector<std::string> hook_dirs = {"/usr/share/containers/oci/hooks.d", "/etc/containers/oci/hooks.d"};
   for (const char* e : {"podman", "crio"})
-    if (recorded.count(e) && std::find(hook_dirs.begin(), hook_dirs.end(), recorded[e]) == hook_dirs.end())
-      hook_dirs.push_back(recorded[e]);
+    if (recorded.count(e) && std::find(hook_dirs.begin(), hook_dirs.end(), recorded[e].config) == hook_dirs.end())
+      hook_dirs.push_back(recorded[e].config);
   for (const std::string& dir : hook_dirs)
     add_engine(fs, &f->engines, "podman/crio (hooks.d)", "hooks.d", dir + "/gpu-numa-hook.json", hooks_d_registration,
                config, false);
