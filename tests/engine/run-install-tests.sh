@@ -141,7 +141,7 @@ rm -f "$D_/ours.toml.gpu-numa-hook.bak"; cp "$D_/ours.original" "$T/ctk.orig/our
 printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".registry]\n  config_path = "/etc/containerd/certs.d"\n' >"$D_/conf.d/zz-late.toml"
 cp -a "$D_" "$T/ctk.late"
 inst containerd --runtime-config "$D_/config.toml" --runtime-path "$SHIM" --config "$D_/ours.toml"
-[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $D_/conf.d/zz-late.toml is read after $D_/$OURS_DROPIN and defines the CRI plugin table: containerd 1.x would replace ours with it, so nothing was changed (make $D_/conf.d/zz-late.toml sort before $OURS_DROPIN)" ] &&
+[ "$RC" = 2 ] && [ "$OUT" = "gpu-numa-hook: error: install: $D_/conf.d/zz-late.toml is read after $D_/$OURS_DROPIN and defines the CRI plugin table: containerd 1.x would replace ours with it, so nothing was changed (ours must be the last file containerd reads: put \"$OURS_DROPIN\" last in the imports of $D_/config.toml, and make $D_/conf.d/zz-late.toml sort before it)" ] &&
     diff -r "$D_" "$T/ctk.late" >/dev/null && pass "a CRI table read after our drop-in: refused in one line naming it, nothing written" ||
     fail "late CRI table" "rc $RC $(echo "$OUT" | one_line)"
 

@@ -38,9 +38,25 @@ bool drop_spent_backup(const std::string& path, const std::string& now) {
   return true;
 }
 
+// A file install wrote that another tool has edited since (nvidia-ctk runtime configure after
+// install): its backup is the file before both edits, and giving it back would undo the other
+// tool's. It goes, with a line; uninstall then removes our part alone (the computed edit). Kept
+// while another registration claims the file: its undo decides.
+void drop_stale_backup(const std::string& path, const std::optional<std::string>& before, const InstallCommandOptions& o) {
+  if (!before || !claimed(path) || claimed_by_others(path) || still_as_written(path, *before)) return;
+  const std::string backup = path + ".gpu-numa-hook.bak";
+  if (!read_optional(backup)) return;
+  if (!o.dry_run && ::unlink(backup.c_str()) != 0 && errno != ENOENT) fail_errno("cannot remove " + backup, errno);
+  said_file(backup, o.dry_run ? "would_remove" : "removed", "",
+            std::string(o.dry_run ? "would remove: " : "removed: ") + backup + " (" + path +
+                " was edited by another tool since install wrote it: the backup predates that edit, so " +
+                (o.uninstall ? "only our part of the file is removed" : "uninstall will remove only our part") + ")\n");
+}
+
 bool apply(const std::string& path, const std::optional<std::string>& before, const std::optional<std::string>& computed,
            const InstallCommandOptions& o, bool keep_backup, bool ours, bool dropin) {
   std::optional<std::string> after = computed;
+  if (!ours) drop_stale_backup(path, before, o);
   // Uninstall of a file still exactly as install left it, by the last registration that claims
   // it: its backup, byte for byte, rather than the computed edit (which re-emits the engine's
   // format). While another registration claims it, only self's part goes (the computed edit).

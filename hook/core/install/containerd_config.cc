@@ -339,7 +339,8 @@ class ContainerdConfig final : public EngineConfig {
       for (const std::string& f : after)
         if (file_defines(f, key))
           fail(f + " is read after " + dropin_ + " and defines the CRI plugin table: containerd 1.x would replace ours "
-               "with it, so nothing was changed (make " + f + " sort before " + kContainerdDropin + ")");
+               "with it, so nothing was changed (ours must be the last file containerd reads: put \"" + kContainerdDropin +
+               "\" last in the imports of " + main_ + ", and make " + f + " sort before it)");
       View upto = view(before, false, version);
       plugin = upto.cri_table;
       edit.notes.push_back("strategy: " + release_text(version) + " replaces a plugin's whole table with an imported "

@@ -131,7 +131,8 @@ TEST_CASE("containerd 1.7, nvidia-ctk's drop-in layout: the main file is untouch
   CHECK_THROWS_WITH_AS(containerd_config(kMain, fs, k17)->add_runtime(opts(), std::nullopt),
                        ("/etc/containerd/conf.d/zz-late.toml is read after " + kOurs +
                         " and defines the CRI plugin table: containerd 1.x would replace ours with it, so nothing was "
-                        "changed (make /etc/containerd/conf.d/zz-late.toml sort before conf.d/99-zz-gpu-numa.toml)").c_str(),
+                        "changed (ours must be the last file containerd reads: put \"conf.d/99-zz-gpu-numa.toml\" last in the "
+                        "imports of " + kMain + ", and make /etc/containerd/conf.d/zz-late.toml sort before it)").c_str(),
                        Error);
 }
 

@@ -85,8 +85,11 @@ class DockerConfig final : public EngineConfig {
     e.record.config = file_;
     e.record.set_default = io.set_default;
     e.record.created_config = earlier ? earlier->created_config : !text_;
-    e.record.previous_default = earlier ? earlier->previous_default
-                                        : (e.runtimes.default_runtime == kRuntimeName ? "" : e.runtimes.default_runtime);
+    // The default this run displaces: on a re-run, a default another tool set since (nvidia-ctk
+    // runtime configure --set-as-default) is the one uninstall must give back, not the earlier one.
+    const bool displaces = io.set_default && e.runtimes.default_runtime != kRuntimeName;
+    e.record.previous_default = earlier && !displaces ? earlier->previous_default
+                                : (e.runtimes.default_runtime == kRuntimeName ? "" : e.runtimes.default_runtime);
     if (earlier) e.record.previous_next = earlier->previous_next;
     return e;
   }

@@ -250,6 +250,19 @@ TEST_CASE("docker engine: install records the displaced default, --set-default k
   EngineEdit again = docker_config("/d.json", fs)->add_runtime(opts(), e.record);
   CHECK(again.changes[0].after == again.changes[0].before);
   CHECK(again.record.previous_default == "nvidia");
+  // another tool takes the default after install (nvidia-ctk --set-as-default): a re-run takes it
+  // back and records that default as the one to give back
+  nlohmann::json taken = nlohmann::json::parse(fs.f["/d.json"]);
+  taken["default-runtime"] = "nvidia-cdi";
+  fs.f["/d.json"] = taken.dump(2) + "\n";
+  EngineEdit retaken = docker_config("/d.json", fs)->add_runtime(opts(), e.record);
+  CHECK(nlohmann::json::parse(*retaken.changes[0].after)["default-runtime"] == "gpu-numa");
+  CHECK(retaken.record.previous_default == "nvidia-cdi");
+  fs.apply(retaken);
+  fs.apply(docker_config("/d.json", fs)->remove_runtime(opts(false, true), retaken.record));
+  CHECK(nlohmann::json::parse(fs.f["/d.json"])["default-runtime"] == "nvidia-cdi");
+  fs.f["/d.json"] = nvidia_json;
+  fs.apply(e);
   fs.apply(docker_config("/d.json", fs)->remove_runtime(opts(false, true), e.record));
   CHECK(fs.f["/d.json"] == nvidia_json);
   // a record left by an install whose file was replaced since: not followed
