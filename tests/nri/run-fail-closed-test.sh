@@ -316,4 +316,45 @@ gpu_pod gpu-after-gap
 [ "$RC" = 3 ] && [ "$C" = "$WANT" ] && [ "$(grep -c "gpu-numa-hook\[[0-9]*\] " "$LOG")" = "$n_hooked" ] &&
     pass "plugin still dead: a new GPU pod refused, nothing hooked: $C" ||
     fail "plugin dead: new GPU pod refused" "rc $RC: $C start $STARTED"
+
+# 5. A flood of the metrics endpoint, which the DaemonSet serves on the pod network, while GPU pods
+# start: 3,000 connections (idle, slowloris, 8 KiB of malformed header), the plugin with a
+# descriptor limit of 128. The GPU pods are hooked, the plugin stays under the DaemonSet's memory
+# limit (64 Mi) and uses at most half a core during the flood, the flood's connections get nothing
+# but a close, and a scrape after it answers. Driven by what the flooder and the plugin print.
+n=$(grep -c "stage=nri-connect action=connected " "$LOG")
+prlimit --nofile=128:128 "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/nri.toml" \
+    --metrics-address 127.0.0.1:0 >>"$TMP/plugin.log" 2>&1 &
+echo $! >"$TMP/plugin.pid"
+PID=$!
+wait_for "$LOG" "stage=nri-connect action=connected .*registered as 99-gpu-numa" $((n + 1)) ||
+    { fail "plugin connects (descriptor limit 128)" "$(one_line <"$TMP/plugin.log")"; finish; }
+PORT=$(grep -o "serving Prometheus metrics at http://127.0.0.1:[0-9]*/" "$LOG" | tail -1 | sed 's/.*:\([0-9]*\)\/$/\1/')
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+CPU0=$(cpu_ticks); T0=$(date +%s.%N)
+"$PY" "$(dirname "$0")/metrics_flood.py" 127.0.0.1 "$PORT" 3000 "$TMP/flood.stop" >"$TMP/flood.out" 2>&1 &
+FLOOD=$!
+wait_for "$TMP/flood.out" "^flooding: " 1 || { fail "flood" "$(one_line <"$TMP/flood.out")"; finish; }
+hooked=0; pods=""
+for k in 1 2 3; do
+    gpu_pod "gpu-flood-$k"
+    pods="$pods $RC/$STARTED"
+    [ "$RC" = 0 ] && [ "$STARTED" = ok ] &&
+        grep -q "gpu-numa-hook\[[0-9]*\] container=$C pod=default/gpu-flood-$k name=cuda stage=createRuntime action=allow " "$LOG" &&
+        hooked=$((hooked + 1))
+done
+DURING=$(curl -s -o /dev/null -m 5 -w '%{http_code} in %{time_total} s' "http://127.0.0.1:$PORT/metrics")
+touch "$TMP/flood.stop"
+wait "$FLOOD"
+CPU1=$(cpu_ticks); T1=$(date +%s.%N)
+HWM_KB=$(awk '$1 == "VmHWM:" {print $2}' "/proc/$PID/status")
+FLOODED=$(tail -n 1 "$TMP/flood.out")
+AFTER_T=$(curl -s -o "$TMP/scrape-after" -m 20 -w '%{http_code} in %{time_total} s' "http://127.0.0.1:$PORT/metrics")
+CPU_SHARE=$(awk -v c=$((CPU1 - CPU0)) -v hz="$(getconf CLK_TCK)" -v a="$T0" -v b="$T1" 'BEGIN { printf "%.2f", c / hz / (b - a) }')
+NUMBERS="peak RSS $((HWM_KB / 1024)) MiB, CPU $CPU_SHARE of a core over the flood, scrape during the flood: $DURING, after: $AFTER_T; flood: $FLOODED"
+if [ "$hooked" = 3 ] && [ "$HWM_KB" -lt $((64 * 1024)) ] && awk -v s="$CPU_SHARE" 'BEGIN { exit !(s <= 0.5) }' &&
+    [ "$(jq '[.[].bytes_received] | add' <<<"$FLOODED")" = 0 ] && [ "${AFTER_T%% *}" = 200 ] &&
+    grep -q '^gpu_numa_hook_nri_plugin_connected 1$' "$TMP/scrape-after" && kill -0 "$PID"; then
+    pass "a flood of the metrics endpoint (3,000 connections, descriptor limit 128) while 3 GPU pods start: all hooked; $NUMBERS"
+else fail "flood of the metrics endpoint" "GPU pods hooked $hooked of 3 (create/start:$pods); $NUMBERS; plugin alive: $(kill -0 "$PID" 2>&1 && echo yes)"; fi
 finish
