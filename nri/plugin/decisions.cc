@@ -33,6 +33,21 @@ bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Containe
   return names && names_nvidia_gpu_cdi_device(*names);
 }
 
+namespace {
+
+// Ours by path, or by the program's name under another path (a hooks.d file naming
+// /usr/bin/gpu-numa-hook while the plugin's copy lives elsewhere).
+bool has_ours(const google::protobuf::RepeatedPtrField<api::Hook>& hooks, const HookSettings& hook) {
+  for (const api::Hook& h : hooks) {
+    const std::string& p = h.path();
+    const size_t slash = p.rfind('/');
+    if (p == hook.path || (slash == std::string::npos ? p : p.substr(slash + 1)) == "gpu-numa-hook") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const api::PodSandbox& pod,
                                                         const HookSettings& hook) {
   // NVIDIA's plugin's GPU counts whatever our index: before ours its CDI devices are not in the
@@ -41,20 +56,10 @@ std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c,
   if (!may_request_gpus(spec_of(c)) && !nvidia_nri_plugin_gives_gpu(pod, c)) return std::nullopt;
   // Ours already there: another plugin, a restart, or the runtime's hooks.d (CRI-O hands plugins
   // the container with its hooks.d hooks in it, a `prestart` entry placed at createRuntime by CRI-O
-  // 1.37, at prestart by others). Ours by path, or by the program's name under another path (a
-  // hooks.d file naming /usr/bin/gpu-numa-hook while the plugin's copy lives elsewhere): both run
-  // the same check at the same point, and a second would only repeat it.
-  auto ours = [&](const api::Hook& h) {
-    const std::string& p = h.path();
-    const size_t slash = p.rfind('/');
-    return p == hook.path || (slash == std::string::npos ? p : p.substr(slash + 1)) == "gpu-numa-hook";
-  };
-  if (c.has_hooks()) {
-    for (const auto& h : c.hooks().create_runtime())
-      if (ours(h)) return std::nullopt;
-    for (const auto& h : c.hooks().prestart())
-      if (ours(h)) return std::nullopt;
-  }
+  // 1.37, at prestart by others): both run the same check at the same point, and a second would
+  // only repeat it.
+  if (c.has_hooks() && (has_ours(c.hooks().create_runtime(), hook) || has_ours(c.hooks().prestart(), hook)))
+    return std::nullopt;
   api::ContainerAdjustment adj;
   api::Hook* h = adj.mutable_hooks()->add_create_runtime();
   h->set_path(hook.path);
@@ -65,6 +70,22 @@ std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c,
   h->add_env("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
   h->mutable_timeout()->set_value(hook.timeout_s);
   return adj;
+}
+
+std::optional<std::string> created_without_hook(const api::PodSandbox& pod, const api::Container& c,
+                                                const HookSettings& hook) {
+  const oci::Spec spec = spec_of(c);
+  const bool nvidia_nri = nvidia_nri_plugin_gives_gpu(pod, c);
+  if (!may_request_gpus(spec) && !nvidia_nri) return std::nullopt;
+  if (c.has_hooks()) {
+    const api::Hooks& h = c.hooks();
+    for (const auto* stage : {&h.prestart(), &h.create_runtime(), &h.create_container(), &h.start_container()})
+      if (has_ours(*stage, hook)) return std::nullopt;
+  }
+  std::string from;
+  for (const std::string& s : resolve_gpu_request(spec, Inventory{}).sources) from += (from.empty() ? "" : ",") + s;
+  if (nvidia_nri) from += std::string(from.empty() ? "" : ",") + kNvidiaNriCdiAnnotation;
+  return from;
 }
 
 std::optional<api::ContainerUpdate> keep_gpu_nodes_update(const std::string& container_id,

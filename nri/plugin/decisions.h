@@ -47,6 +47,14 @@ bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Containe
 std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const api::PodSandbox& pod,
                                                         const HookSettings& hook);
 
+// PostCreateContainer: the container as created, after every plugin's adjustment. NRI shows no
+// plugin the others' adjustments at CreateContainer, so a GPU another plugin adds (a device
+// injector, a CDI edit) after ours answered shows only here. When the container may get a GPU and
+// carries gpu-numa-hook at no stage: where its GPU comes from, for the log ("linux.devices", ...);
+// else nullopt. Nothing can be added to a created container: the finding is for the operator.
+std::optional<std::string> created_without_hook(const api::PodSandbox& pod, const api::Container& c,
+                                                const HookSettings& hook);
+
 // UpdateContainer. The runtime applies the request's cpu.mems, or, when the request sets none (a
 // cpus-only or memory-only update), the container's stored spec's: the value from before the hook
 // widened it. Either may drop a GPU node the container has now.

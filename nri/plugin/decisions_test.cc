@@ -142,6 +142,40 @@ TEST_CASE("hook adjustment: NVIDIA's NRI annotation on the pod, each scope, as N
   }
 }
 
+TEST_CASE("created without hook: a GPU another plugin added after ours answered, and the containers it leaves alone") {
+  HookSettings hook;
+  hook.path = "/opt/gpu-numa/gpu-numa-hook";
+  api::PodSandbox pod;
+  api::Container c;
+  CHECK_FALSE(created_without_hook(pod, c, hook));  // no GPU
+  auto* d = c.mutable_linux()->add_devices();  // a device injector's /dev/nvidia0
+  d->set_path("/dev/nvidia0");
+  d->set_type("c");
+  d->set_major(195);
+  d->set_minor(0);
+  CHECK(created_without_hook(pod, c, hook) == std::optional<std::string>("linux.devices"));
+  SUBCASE("ours at any stage, by path or by name") {
+    c.mutable_hooks()->add_create_runtime()->set_path("/opt/gpu-numa/gpu-numa-hook");
+    CHECK_FALSE(created_without_hook(pod, c, hook));
+    c.mutable_hooks()->clear_create_runtime();
+    c.mutable_hooks()->add_prestart()->set_path("/usr/bin/gpu-numa-hook");  // hooks.d's, another path
+    CHECK_FALSE(created_without_hook(pod, c, hook));
+    c.mutable_hooks()->clear_prestart();
+    c.mutable_hooks()->add_create_container()->set_path("/usr/bin/nvidia-cdi-hook");  // NVIDIA's is not ours
+    CHECK(created_without_hook(pod, c, hook));
+  }
+  SUBCASE("the modeset node alone is no GPU") {
+    d->set_minor(254);
+    CHECK_FALSE(created_without_hook(pod, c, hook));
+  }
+  SUBCASE("NVIDIA's NRI annotation names where it comes from") {
+    c.mutable_linux()->clear_devices();
+    c.set_name("cuda");
+    (*pod.mutable_annotations())["nvidia.cdi.k8s.io/container.cuda"] = "nvidia.com/gpu=0";
+    CHECK(created_without_hook(pod, c, hook) == std::optional<std::string>("nvidia.cdi.k8s.io"));
+  }
+}
+
 TEST_CASE("effective pod annotation: containerd/nri's order, present beats non-empty") {
   api::PodSandbox pod;
   CHECK_FALSE(effective_pod_annotation(pod, "k.io", "c"));

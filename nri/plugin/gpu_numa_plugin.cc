@@ -59,7 +59,7 @@ void GpuNumaPlugin::configured(const api::ConfigureRequest& req) {
   r.stage = "nri-connect";
   r.action = "configured";
   r.msg = "configured by " + req.runtime_name() + " " + req.runtime_version() +
-          (req.nri_version().empty() ? "" : " (NRI " + req.nri_version() + ")") + "; subscribed to CreateContainer and UpdateContainer; request timeout " +
+          (req.nri_version().empty() ? "" : " (NRI " + req.nri_version() + ")") + "; subscribed to CreateContainer, PostCreateContainer and UpdateContainer; request timeout " +
           std::to_string(req.request_timeout()) + " ms";
   write(r);
 }
@@ -115,6 +115,22 @@ api::CreateContainerResponse GpuNumaPlugin::create_container(const api::CreateCo
   }
   last_us_ = us_since(t0);
   return resp;
+}
+
+void GpuNumaPlugin::container_created(const api::PodSandbox& pod, const api::Container& c) {
+  const std::optional<std::string> from = created_without_hook(pod, c, hook_);
+  if (!from) return;
+  LogRecord r;
+  r.level = "error";
+  r.container = c.id();
+  r.stage = "nri-post-create";
+  r.action = "unprotected";
+  r.msg = "container was created with a GPU (from " + *from + ") and without the hook (pod " + pod.namespace_() + "/" +
+          pod.name() + ", container " + c.name() +
+          "): the GPU came after this plugin answered CreateContainer (another NRI plugin's adjustment, or the "
+          "runtime's), so it starts with its cpuset.mems unchecked; have that plugin's pods request the GPU in a way "
+          "this plugin sees (docs/nri.md), then restart the container";
+  write(r);
 }
 
 api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateContainerRequest& req) {

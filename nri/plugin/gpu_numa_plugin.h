@@ -27,6 +27,7 @@ class GpuNumaPlugin : public PluginHandler {
   void configured(const api::ConfigureRequest& req) override;
   api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) override;
   api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) override;
+  void container_created(const api::PodSandbox& pod, const api::Container& c) override;
   void call_failed(const std::string& what) override;
 
   // Time spent in the last CreateContainer/UpdateContainer, for the benchmark's per-event figure.

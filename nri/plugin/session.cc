@@ -242,9 +242,30 @@ Session::Answer Session::dispatch(const std::string& method, const std::string& 
   if (method == "UpdateContainer")
     return container_call("UpdateContainer", payload, &PluginHandler::update_container);
   if (method == "StopContainer") return event(api::StopContainerRequest(), api::StopContainerResponse());
-  // Older runtimes send every event this way; CreateContainer and UpdateContainer always come as
-  // calls of their own, so an event needs no action here.
-  if (method == "StateChange") return event(api::StateChangeEvent(), api::Empty());
+  // NRI 0.10 and later send PostCreateContainer as a call of its own, and fall back to StateChange
+  // for a plugin that answers it Unimplemented; older runtimes send StateChange only.
+  auto created = [&](const api::PodSandbox& pod, const api::Container& c) {
+    try {
+      handler_->container_created(pod, c);
+    } catch (const std::exception& e) {
+      a.failure = "PostCreateContainer: " + printable(e.what()) + " (the container was not judged)";
+    }
+  };
+  if (method == "PostCreateContainer") {
+    api::PostCreateContainerRequest req;
+    if (!req.ParseFromString(payload)) return event(api::PostCreateContainerRequest(), api::PostCreateContainerResponse());
+    created(req.pod(), req.container());
+    a.payload = api::PostCreateContainerResponse().SerializeAsString();
+    return a;
+  }
+  // CreateContainer and UpdateContainer always come as calls of their own.
+  if (method == "StateChange") {
+    api::StateChangeEvent ev;
+    if (!ev.ParseFromString(payload)) return event(api::StateChangeEvent(), api::Empty());
+    if (ev.event() == api::POST_CREATE_CONTAINER) created(ev.pod(), ev.container());
+    a.payload = api::Empty().SerializeAsString();
+    return a;
+  }
   // Unimplemented, not OK: a newer runtime answered so falls back to an older call (NRI's
   // pkg/adaptation does that for the calls it added), which an empty OK would not make it do.
   a.code = kCodeUnimplemented;

@@ -21,7 +21,9 @@ namespace gnh::nri {
 namespace api = ::nri::pkg::api::v1alpha1;
 
 // The events we subscribe to in ConfigureResponse (bit 1 << (Event - 1)).
-constexpr int32_t kSubscribedEvents = (1 << (api::CREATE_CONTAINER - 1)) | (1 << (api::UPDATE_CONTAINER - 1));
+// PostCreateContainer: the container as created, after every plugin's adjustment.
+constexpr int32_t kSubscribedEvents = (1 << (api::CREATE_CONTAINER - 1)) | (1 << (api::POST_CREATE_CONTAINER - 1)) |
+                                      (1 << (api::UPDATE_CONTAINER - 1));
 constexpr int32_t kCodeInvalidArgument = 3;
 constexpr int32_t kCodeUnimplemented = 12;
 constexpr int32_t kCodeInternal = 13;
@@ -46,6 +48,8 @@ class PluginHandler {
   virtual void configured(const api::ConfigureRequest& req) = 0;
   virtual api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) = 0;
   virtual api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) = 0;
+  // The container as created (PostCreateContainer): an event, answered at once whatever it finds.
+  virtual void container_created(const api::PodSandbox&, const api::Container&) {}
   // A call that went wrong on our side, or that the session refused (unknown method): one whole
   // sentence for the log, naming the call and the container where known and what the runtime got.
   virtual void call_failed(const std::string& what) = 0;

@@ -23,6 +23,10 @@ struct Recorder : PluginHandler {
     if (r.container().id() == "throws") throw std::runtime_error("boom");
     return {};
   }
+  void container_created(const api::PodSandbox& pod, const api::Container& c) override {
+    calls.push_back("created " + pod.name() + "/" + c.id());
+    if (c.id() == "throws") throw std::runtime_error("boom");
+  }
   void call_failed(const std::string& what) override { failures.push_back(what); }
 };
 
@@ -87,7 +91,7 @@ TEST_CASE("session: RegisterPlugin goes on conn 2, stream 1, to the Runtime serv
   CHECK(req.payload().find(std::string("\x1a\x07v0.12.0", 9)) != std::string::npos);
 }
 
-TEST_CASE("session: registration answer, Configure subscribes CreateContainer and UpdateContainer, calls dispatched") {
+TEST_CASE("session: registration answer, Configure subscribes CreateContainer, PostCreateContainer and UpdateContainer, calls dispatched") {
   Recorder h;
   Session s(&h);
   s.register_plugin("gpu-numa", "10");
@@ -118,7 +122,7 @@ TEST_CASE("session: registration answer, Configure subscribes CreateContainer an
   CHECK(got[0].second.status().code() == 0);
   api::ConfigureResponse cr;
   REQUIRE(cr.ParseFromString(got[0].second.payload()));
-  CHECK(cr.events() == (8 | 128));
+  CHECK(cr.events() == (8 | 16 | 128));  // bits 1 << (event - 1): 4, 5, 8
   api::CreateContainerResponse ccr;
   REQUIRE(ccr.ParseFromString(got[1].second.payload()));
   CHECK(ccr.adjust().hooks().create_runtime(0).path() == "/hook");
@@ -151,6 +155,35 @@ TEST_CASE("session: Synchronize, StateChange, StopContainer and Shutdown are ans
   REQUIRE(got.size() == 4);
   for (auto& [id, r] : got) CHECK(r.status().code() == 0);
   CHECK(s.shutdown_requested());
+}
+
+TEST_CASE("session: PostCreateContainer, as its own call (NRI 0.10+) and as StateChange (older), reaches the handler") {
+  Recorder h;
+  Session s(&h);
+  std::string out, error;
+  api::PostCreateContainerRequest req;
+  req.mutable_pod()->set_name("p1");
+  req.mutable_container()->set_id("c1");
+  api::StateChangeEvent ev;
+  ev.set_event(api::POST_CREATE_CONTAINER);
+  ev.mutable_pod()->set_name("p2");
+  ev.mutable_container()->set_id("c2");
+  api::StateChangeEvent start;  // other events are answered, not handled
+  start.set_event(api::START_CONTAINER);
+  start.mutable_container()->set_id("c3");
+  api::PostCreateContainerRequest bad;
+  bad.mutable_container()->set_id("throws");
+  REQUIRE(s.on_bytes(call(1, "PostCreateContainer", req.SerializeAsString()) + call(3, "StateChange", ev.SerializeAsString()) +
+                         call(5, "StateChange", start.SerializeAsString()) + call(7, "PostCreateContainer", bad.SerializeAsString()) +
+                         call(9, "PostCreateContainer", "\xff\xff"),
+                     &out, &error));
+  auto got = answers(out);
+  REQUIRE(got.size() == 5);
+  for (auto& [id, r] : got) CHECK(r.status().code() == 0);  // an event: never an error for the runtime
+  CHECK(h.calls == std::vector<std::string>{"created p1/c1", "created p2/c2", "created /throws"});
+  REQUIRE(h.failures.size() == 2);
+  CHECK(h.failures[0].find("PostCreateContainer: boom") != std::string::npos);
+  CHECK(h.failures[1].find("does not parse") != std::string::npos);
 }
 
 TEST_CASE("session: our failures in a container's call are answered OK with no adjustment, and logged once") {

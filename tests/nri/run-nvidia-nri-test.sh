@@ -10,6 +10,9 @@
 #       it, and the hook ran and found the GPU there (its line, from the fake driver tree)
 #   a pod without it                       -> no device, no hook
 #   ours registered before NVIDIA's (05 vs 10) and after (99), each plugin restarted in between
+#   another plugin's CDI device (tests/nri/mems-owner -cdi-for), which ours cannot see at create:
+#       PostCreateContainer shows the created container with /dev/nvidia0 and no hook, and ours
+#       logs it as unprotected at once
 #   NRI's default validator on (install --nri-require-for-gpu-pods), ours down: such a pod carrying
 #       the require-plugin component's annotation is refused, not started without the hook
 # Harness: tests/engine/lib.sh (private mount namespace, fake driver, /etc overlay, own sockets);
@@ -29,11 +32,13 @@ TALLY_NAME="nri beside NVIDIA's NRI plugin ($SUITE)"
 cleanup() {
     stop_pidfile "$TMP/plugin.pid"
     stop_pidfile "$TMP/nvidia.pid"
+    stop_pidfile "$TMP/injector.pid"
     engine_cleanup "gnh-nv-$RUNID"
 }
 if [ -z "${GNH_TMP:-}" ]; then
     trap cleanup EXIT
     need_tools runc jq unshare busybox "$PY"
+    mkdir -p "$TMP/bin"
     "$PY" -c 'import grpc, grpc_tools, yaml' 2>/dev/null || { skip "all cases" "python3-grpcio / python3-grpc-tools / python3-yaml missing"; finish; }
     [ -x "$HOOK" ] && [ -x "$PLUGIN" ] || { fail "binaries" "$HOOK or $PLUGIN missing"; finish; }
     containerd_suite_root "$SUITE"
@@ -43,13 +48,16 @@ if [ -z "${GNH_TMP:-}" ]; then
     if [ "$rc" = 77 ]; then skip "every case: NOT RUN" "NVIDIA's nvidia-ctk-installer is not here (see the line above)"; finish
     elif [ "$rc" != 0 ]; then fail "fetch NVIDIA's installer" "tests/nri/fetch-nvidia-installer.sh failed (exit $rc)"; finish; fi
     echo "$NV" >"$TMP/nvidia-parts"
+    # a second plugin that injects a CDI device by container name (tests/nri/mems-owner -cdi-for)
+    OUT=$("$SCRIPT_DIR/build-mems-owner.sh" "$TMP/bin/mems-owner" 2>&1) ||
+        fail "build tests/nri/mems-owner (containerd/nri 0.8.0 pkg/stub, Debian's Go 1.24)" "$(echo "$OUT" | tail -5 | one_line)"
     # The annotation the require-plugin component's policy adds, read out of the policy.
     "$PY" "$REPO/tests/k8s/check-require-plugin.py" --annotation \
         "$REPO/examples/kubernetes/nri/components/require-plugin/mutatingadmissionpolicy.yaml" >"$TMP/annotation" ||
         { fail "annotation" "$(one_line <"$TMP/annotation")"; finish; }
     make_rootfs
     make_driver online0 0 online
-    mkdir -p "$TMP/bin" "$TMP/rec"
+    mkdir -p "$TMP/rec"
     make_runc_recorder "$TMP/bin/runc-rec" "$TMP/rec"
     write_config nri
     rerun_in_ns nri "/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri /var/run/cdi /etc/cdi" \
@@ -193,6 +201,28 @@ stop "$TMP/nvidia.pid"
 start_nvidia
 pod nv-again '{"nvidia.cdi.k8s.io/pod": "nvidia.com/gpu=0"}'
 hooked nv-again "NVIDIA's plugin restarted, ours at 05: nvidia.cdi.k8s.io/pod"
+
+# 5. a GPU from a plugin whose injection ours cannot see: mems-owner -cdi-for injected (index 20)
+# gives the container "injected" the CDI device nvidia.com/gpu=0 without any annotation; NRI shows
+# no plugin another's CDI devices, so ours adds no hook. The container as created, in
+# PostCreateContainer, has /dev/nvidia0: ours says at once that it runs unprotected.
+if [ -x "$TMP/bin/mems-owner" ]; then
+    "$TMP/bin/mems-owner" -socket "$NRI_SOCK" -name cdi-injector -idx 20 -mems "" -cdi-for injected >"$TMP/injector.log" 2>&1 &
+    echo $! >"$TMP/injector.pid"
+    if wait_for "$TMP/injector.log" "^mems-owner: synchronized"; then
+        SB=$(cri run-sandbox injected-pod "uid-injected-$RUNID" "" "$CGP" "$TMP/podlogs") || { fail "RunPodSandbox injected-pod" "$SB"; finish; }
+        C=$(cri create "$SB" injected-pod "uid-injected-$RUNID" "$CGP" "$TMP/podlogs" injected "$IMG" 'exec sleep 600'); RC=$?
+        STARTED=""; [ "$RC" = 0 ] && STARTED=$(cri start "$C")
+        LINE=$(grep "container=$C stage=nri-post-create action=unprotected " "$LOG")
+        if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(gpu_node "$C")" = '["c 195:0"]' ] && [ "$(ours "$C")" = 0 ] &&
+            grep -q "^mems-owner: create $C .* cdi=nvidia.com/gpu=0$" "$TMP/injector.log" &&
+            [ "${LINE#*"from linux.devices"}" != "$LINE" ] && [ "${LINE#*"pod default/injected-pod, container injected"}" != "$LINE" ] &&
+            [ "$(grep -c "stage=nri-post-create action=unprotected " "$LOG")" = 1 ]; then
+            pass "another plugin's CDI GPU, invisible to ours at create: runc was handed /dev/nvidia0 and no hook; PostCreateContainer showed it and ours said so at once ($(echo "$LINE" | sed 's/.*msg=//' | cut -c1-120)...); no hooked container named"
+        else fail "PostCreateContainer names the CDI-injected GPU container" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") injector: $(tail -2 "$TMP/injector.log" | one_line) log: $(grep "container=$C " "$LOG" | one_line)"; fi
+    else fail "the CDI injector registers" "$(one_line <"$TMP/injector.log")"; fi
+    stop "$TMP/injector.pid"
+else fail "a second plugin's CDI injection" "tests/nri/mems-owner was not built (see the build failure above)"; fi
 
 # 4. fail closed: ours down, the pod carries the policy's annotation too: refused, nothing started
 n_closed=$(grep -c 'connection to plugin \\"05-gpu-numa\\" closed' "$TMP/containerd.log")
