@@ -88,7 +88,8 @@ exec runc "\$@"
 NV
 chmod 755 "$TMP/nvbin/nvidia-container-runtime"
 write_config nvnext "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/nvbin/nvidia-container-runtime\", \"runc\"]"
-B=$(bundle cdi); jq 'del(.linux.devices)' "$B/config.json" >"$B/c" && mv "$B/c" "$B/config.json"
+# the GPU asked for by NVIDIA_VISIBLE_DEVICES, which jit-cdi turns into the device
+B=$(bundle cdi); jq 'del(.linux.devices) | .process.env += ["NVIDIA_VISIBLE_DEVICES=0"]' "$B/config.json" >"$B/c" && mv "$B/c" "$B/config.json"
 in_ns online0 nvnext timeout 60 "$SHIM" --root "$TMP/state/runc" run -d --bundle "$B" cdi-$RUNID </dev/null >"$TMP/out/cdi" 2>&1; RC=$?
 [ "$RC" = 0 ] && grep -q "container=cdi-$RUNID stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS)" "$TMP/logs/nvnext.log" &&
     pass "next = nvidia-container-runtime (jit-cdi stand-in): our prestart hook sees the GPU it added" ||

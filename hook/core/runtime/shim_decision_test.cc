@@ -43,13 +43,34 @@ TEST_CASE("shim decision: every way a GPU reaches a container keeps the hook") {
             .register_hook);
 }
 
-TEST_CASE("shim decision: before NVIDIA's runtime or an unknown one, every container keeps the hook") {
-  // NVIDIA's runtime adds devices after us, from its own configuration (annotation prefixes,
-  // volume mounts): what config.json shows now is not what runc will run.
-  for (const char* next : {"/usr/bin/nvidia-container-runtime", "/usr/bin/nvidia-container-runtime.cdi",
-                           "/usr/bin/nvidia-container-runtime.legacy", "/opt/bin/runc-wrapper", "/usr/bin/runc.old"}) {
+TEST_CASE("shim decision: before an unknown runtime, every container keeps the hook") {
+  // a wrapper we do not know may add GPUs its own way: what config.json shows now is not what runc runs
+  for (const char* next : {"/opt/bin/runc-wrapper", "/usr/bin/runc.old", "/usr/local/bin/kata-runtime"}) {
     CAPTURE(next);
     CHECK(decide_shim_registration(spec(R"("PATH=/bin")", ""), next).register_hook);
+  }
+}
+
+TEST_CASE("shim decision: before NVIDIA's runtime, only a container showing nothing it reads is passed untouched") {
+  for (const char* next : {"/usr/bin/nvidia-container-runtime", "/usr/bin/nvidia-container-runtime.cdi",
+                           "/usr/local/nvidia/toolkit/nvidia-container-runtime.legacy"}) {
+    CAPTURE(next);
+    CHECK_FALSE(decide_shim_registration(spec(R"("PATH=/bin","HOME=/root")", ""), next).register_hook);
+    CHECK_FALSE(decide_shim_registration(spec("", "", R"(,"annotations":{"io.kubernetes.cri.container-name":"web"})"), next)
+                    .register_hook);
+    // what its modes turn into GPUs, in each form; void and none too (the legacy hook still reads them)
+    for (const char* env : {R"("NVIDIA_VISIBLE_DEVICES=all")", R"("NVIDIA_VISIBLE_DEVICES=void")",
+                            R"("NVIDIA_DRIVER_CAPABILITIES=compute")", R"("CUDA_VERSION=12.4.1")"}) {
+      CAPTURE(env);
+      CHECK(decide_shim_registration(spec(env, ""), next).register_hook);
+    }
+    // a CDI device under a prefix its config.toml may add (annotation-prefixes)
+    CHECK(decide_shim_registration(spec("", "", R"(,"annotations":{"example.com/gpus":"nvidia.com/gpu=0"})"), next)
+              .register_hook);
+    CHECK(decide_shim_registration(
+              spec("", "", R"(,"mounts":[{"destination":"/var/run/nvidia-container-devices/0","source":"/dev/null"}])"), next)
+              .register_hook);
+    CHECK(decide_shim_registration(spec("", kGpu0), next).register_hook);
   }
 }
 
