@@ -213,13 +213,18 @@ for mode in legacy cdi auto; do
         SEEN[nv-$mode-$gpu]=$VERIFIED
         verify_cycle "shim-nv-$mode-$gpu" $gpu etc-gnh-nv "$SHIM" $mode
         SEEN[shim-nv-$mode-$gpu]=$VERIFIED
-        grep -q "container=gver-shim-nv-$mode-$gpu " "$W/hook.log" || die "shim-nv-$mode-$gpu: our hook never ran in the chain"
+        grep -q "container=gver-shim-nv-$mode-$gpu " "$W/hook.log" || die "shim-nv-$mode-$gpu: neither the shim nor our hook logged it"
     done
 done
 # what each path must show: legacy adds NVIDIA's hook; cdi and auto give devices and set the variable void
 grep -q "hooks=.*nvidia-container-runtime-hook" <<<"${SEEN[nv-legacy-gpu]}" || die "legacy, GPU: NVIDIA's runtime added no hook: ${SEEN[nv-legacy-gpu]}"
-for gpu in nogpu gpu; do
-    grep -q "hooks=.*gpu-numa-hook" <<<"${SEEN[shim-nv-legacy-$gpu]}" || die "shim, legacy, $gpu: our hook not registered: ${SEEN[shim-nv-legacy-$gpu]}"
+grep -q "hooks=.*gpu-numa-hook" <<<"${SEEN[shim-nv-legacy-gpu]}" || die "shim, legacy, GPU: our hook not registered: ${SEEN[shim-nv-legacy-gpu]}"
+# a container showing nothing NVIDIA's runtime reads passes the shim untouched, in every mode
+for mode in legacy cdi auto; do
+    ! grep -q "hooks=.*gpu-numa-hook" <<<"${SEEN[shim-nv-$mode-nogpu]}" ||
+        die "shim, $mode, no GPU: our hook registered for a container showing nothing NVIDIA's runtime reads: ${SEEN[shim-nv-$mode-nogpu]}"
+    grep -q "container=gver-shim-nv-$mode-nogpu stage=runtime-create action=allow " "$W/hook.log" ||
+        die "shim, $mode, no GPU: no fast-path line of the shim's"
 done
 for mode in cdi auto; do
     grep -q "nvidia-devices=[1-9]" <<<"${SEEN[nv-$mode-gpu]}" || die "$mode, GPU: NVIDIA's runtime gave no device: ${SEEN[nv-$mode-gpu]}"
