@@ -19,7 +19,7 @@ bool adds_nothing_to_spec(std::string_view runtime) {
 }
 
 // nvidia-container-runtime in each mode (.cdi, .legacy).
-bool is_nvidia_runtime(std::string_view runtime) { return program_name(runtime).rfind("nvidia-container-runtime", 0) == 0; }
+bool is_nvidia_container_runtime(std::string_view runtime) { return program_name(runtime).rfind("nvidia-container-runtime", 0) == 0; }
 
 // Whether config.json carries anything NVIDIA's runtime turns into a GPU in some mode or
 // configuration: its variables (NVIDIA_VISIBLE_DEVICES, the legacy CUDA image's CUDA_VERSION, the
@@ -39,7 +39,7 @@ bool shows_anything_nvidia(const oci::Spec& spec) {
 
 ShimDecision decide_shim_registration(std::string_view config_json, std::string_view next_runtime) {
   ShimDecision d;
-  const bool nvidia = is_nvidia_runtime(next_runtime);
+  const bool nvidia = is_nvidia_container_runtime(next_runtime);
   if (!adds_nothing_to_spec(next_runtime) && !nvidia) return d;
   try {
     const oci::Spec spec = oci::parse_spec(config_json);
