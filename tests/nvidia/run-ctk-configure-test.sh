@@ -1,7 +1,7 @@
 #!/bin/bash
 # NVIDIA's real `nvidia-ctk runtime configure` (toolkit 1.20.0, shared/tools) and our install on the
 # same engine files, in both orders, judged by the real containerd's config dump and by status:
-#   docker, NVIDIA first: install --set-default makes gpu-numa the default and chains the shim to
+#   docker, NVIDIA first: install --set-default (run twice: the second changes no byte) makes gpu-numa the default and chains the shim to
 #     nvidia-container-runtime; status names no docker problem; uninstall gives daemon.json back
 #     byte for byte as nvidia-ctk left it.
 #   docker, ours first: nvidia-ctk --set-as-default takes the default: status says not protected
@@ -42,6 +42,8 @@ ctk() { "$P/bin/nvidia-ctk" runtime configure "$@" >"$T/ctk.out" 2>&1 || fail "n
 # gnh D ARGS...: our binary with D's own config (install-state.json beside it); sets RC and OUT
 gnh() { local d=$1; shift; OUT=$("$HOOK" --config "$d/ours.toml" "$@" 2>&1); RC=$?; }
 inst() { gnh "$1" install --runtime "$2" --runtime-config "$3" --runtime-path "$SHIM" --hook-path "$HOOK" "${@:4}"; }
+# snapshot D: every file under D with its digest (a run that changes no byte leaves it equal)
+snapshot() { (cd "$1" && for f in $(find . -type f | sort); do echo "$f $(sha256sum <"$f")"; done); }
 our_next() { grep '^next = ' "$1/ours.toml"; }
 # docker_status D: status with D's config; STATUS_LINE: its docker line of "not protected", if any
 docker_status() { gnh "$1" status; STATUS_LINE=$(echo "$OUT" | grep '^not protected: docker: '); }
@@ -62,6 +64,10 @@ for order in nvidia-first ours-first; do
 		elif [ "$(our_next "$D")" != "$NEXT_NV" ]; then fail "$name" "our $(our_next "$D")"
 		elif docker_status "$D" && [ -n "$STATUS_LINE" ]; then fail "$name" "status: $STATUS_LINE"
 		else pass "$name"; fi
+		before=$(snapshot "$D")
+		inst "$D" docker "$D/daemon.json" --set-default
+		if [ "$RC" = 0 ] && [ "$(snapshot "$D")" = "$before" ]; then pass "docker, nvidia-ctk first: install run again changes no byte"
+		else fail "docker, second install" "exit $RC: $(diff <(echo "$before") <(snapshot "$D") | one_line)"; fi
 		inst "$D" docker "$D/daemon.json" --uninstall
 		name="docker, nvidia-ctk first: uninstall gives daemon.json back byte for byte as nvidia-ctk left it"
 		if [ "$RC" = 0 ] && cmp -s "$D/daemon.json" "$D/after-ctk.json"; then pass "$name"
@@ -125,6 +131,11 @@ if [ "$RC" != 0 ]; then fail "$name" "install exit $RC: $(echo "$OUT" | one_line
 elif ! chained "$(dump "$D/config.toml")" "$D"; then fail "$name" "$WHY"
 elif containerd_status "$D" && [ -n "$STATUS_LINE" ]; then fail "$name" "status: $STATUS_LINE"
 else pass "$name"; fi
+before=$(snapshot "$D")
+inst "$D" containerd "$D/config.toml" --set-default
+if [ "$RC" = 0 ] && [ "$(snapshot "$D")" = "$before" ]; then
+	pass "containerd $VER, nvidia-ctk first: install run again changes no byte"
+else fail "containerd, second install" "exit $RC: $(echo "$OUT" | one_line)"; fi
 inst "$D" containerd "$D/config.toml" --uninstall
 name="containerd $VER, nvidia-ctk first: uninstall gives every file back byte for byte as nvidia-ctk left it"
 if [ "$RC" = 0 ] && same_files "$D" "$T/containerd-after-ctk"; then pass "$name"; else fail "$name" "exit $RC: $(one_line <"$T/diff")"; fi
