@@ -62,10 +62,13 @@ for name in ("base", "shim", "wrap"):
     import os
     os.makedirs(f"{w}/b-{name}", exist_ok=True)
     json.dump(c, open(f"{w}/b-{name}/config.json", "w"), separators=(",", ":"))
-# the hooks' containers: the same config.json, one with NVIDIA_VISIBLE_DEVICES=all
+# the hooks' containers: the same config.json, one with NVIDIA_VISIBLE_DEVICES=all, both as legacy
+# mode hands them on (NVIDIA's hook at prestart: what reads the variable)
 for name, env in (("nogpu", []), ("gpu", ["NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"])):
     c = json.loads(json.dumps(spec))
     c["process"]["env"] += env
+    c.setdefault("hooks", {}).setdefault("prestart", []).append(
+        {"path": "/usr/bin/nvidia-container-runtime-hook", "args": ["nvidia-container-runtime-hook", "prestart"]})
     os.makedirs(f"{w}/h-{name}", exist_ok=True)
     json.dump(c, open(f"{w}/h-{name}/config.json", "w"), separators=(",", ":"))
     json.dump({"ociVersion": "1.0.2", "id": f"gbench-{name}", "status": "creating", "pid": os.getpid(),

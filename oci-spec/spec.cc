@@ -19,7 +19,9 @@ const std::vector<MemberPath>& spec_members() {
   static const std::vector<MemberPath> paths = {
       {"process"}, {"process", "env"}, {"mounts"}, {"annotations"},
       {"linux"},   {"linux", "cgroupsPath"}, {"linux", "devices"},
-      {"linux", "resources"}, {"linux", "resources", "cpu"}, {"linux", "resources", "cpu", "mems"}};
+      {"linux", "resources"}, {"linux", "resources", "cpu"}, {"linux", "resources", "cpu", "mems"},
+      {"process", "capabilities"}, {"process", "capabilities", "bounding"},
+      {"hooks"}, {"hooks", "prestart"}, {"hooks", "createRuntime"}, {"hooks", "createContainer"}};
   return paths;
 }
 
@@ -30,8 +32,15 @@ const Shape& spec_shape() {
   static const Shape cpu{{{"mems"}}};
   static const Shape resources{{{"cpu", &cpu}}};
   static const Shape linux{{{"cgroupsPath"}, {"devices", nullptr, &device}, {"resources", &resources}}};
-  static const Shape process{{{"env"}}};
-  static const Shape root{{{"process", &process}, {"mounts", nullptr, &mount}, {"annotations"}, {"linux", &linux}}};
+  static const Shape capabilities{{{"bounding"}}};
+  static const Shape process{{{"env"}, {"capabilities", &capabilities}}};
+  static const Shape hook{{{"path"}, {"args"}}};
+  static const Shape hooks{{{"prestart", nullptr, &hook}, {"createRuntime", nullptr, &hook}, {"createContainer", nullptr, &hook}}};
+  static const Shape root{{{"process", &process},
+                           {"mounts", nullptr, &mount},
+                           {"annotations"},
+                           {"linux", &linux},
+                           {"hooks", &hooks}}};
   return root;
 }
 
@@ -155,7 +164,23 @@ json document_of(const LocatedMembers& found) {
 
 Spec spec_from(const json& j) {
   Spec s;
-  if (const json* process = opt_object(j, "process", "")) s.env = string_array(*process, "env", "process.");
+  if (const json* process = opt_object(j, "process", "")) {
+    s.env = string_array(*process, "env", "process.");
+    if (const json* caps = opt_object(*process, "capabilities", "process."))
+      s.bounding_capabilities = string_array(*caps, "bounding", "process.capabilities.");
+  }
+  if (const json* hooks = opt_object(j, "hooks", "")) {
+    for (const char* stage : {"prestart", "createRuntime", "createContainer"}) {
+      const json* list = opt_array(*hooks, stage, "hooks.");
+      if (!list) continue;
+      for (size_t i = 0; i < list->size(); ++i) {
+        const json& h = (*list)[i];
+        std::string p = std::string("hooks.") + stage + "[" + std::to_string(i) + "].";
+        if (!h.is_object()) throw ParseError(p.substr(0, p.size() - 1) + " must be an object");
+        s.hooks.push_back({stage, opt_string(h, "path", p).value_or(""), string_array(h, "args", p)});
+      }
+    }
+  }
   if (const json* mounts = opt_array(j, "mounts", "")) {
     for (size_t i = 0; i < mounts->size(); ++i) {
       const json& m = (*mounts)[i];

@@ -23,8 +23,19 @@ struct Mount {
   std::string source;
 };
 
+// An entry of hooks.prestart, .createRuntime or .createContainer: what runs before the
+// container's process, for telling who reads NVIDIA_VISIBLE_DEVICES (gpu/device_forms.h). Read,
+// never run.
+struct Hook {
+  std::string stage;  // "prestart", "createRuntime", "createContainer"
+  std::string path;
+  std::vector<std::string> args;
+};
+
 struct Spec {
   std::vector<std::string> env;                  // process.env, "KEY=VALUE"
+  std::vector<std::string> bounding_capabilities;  // process.capabilities.bounding
+  std::vector<Hook> hooks;                       // the stages above, in that order
   std::vector<LinuxDevice> devices;              // linux.devices
   std::vector<Mount> mounts;                     // mounts
   std::string cgroups_path;                      // linux.cgroupsPath

@@ -36,7 +36,13 @@ TEST_CASE("wrong types are errors naming the field") {
   CHECK(err(R"({"linux":{"devices":[{"major":"195"}]}})") == "linux.devices[0].major must be an integer, not string");
   CHECK(err(R"({"linux":{"resources":{"cpu":{"mems":8}}}})") == "linux.resources.cpu.mems must be a string, not number");
   CHECK(parse_spec("{}").env.empty());
+  CHECK(err(R"({"hooks":{"prestart":{"path":"/x"}}})") == "hooks.prestart must be an array, not object");
+  CHECK(err(R"({"hooks":{"createRuntime":[{"path":7}]}})") == "hooks.createRuntime[0].path must be a string, not number");
+  CHECK(err(R"({"hooks":{"prestart":["/x"]}})") == "hooks.prestart[0] must be an object");
+  CHECK(err(R"({"process":{"capabilities":{"bounding":"CAP_SYS_ADMIN"}}})") ==
+        "process.capabilities.bounding must be an array, not string");
 }
+
 
 // Mounts are read from the scanned text where their members are plain strings; every other form
 // goes through nlohmann. Both ways must give what the whole-document parse gives.
@@ -201,4 +207,29 @@ TEST_CASE("config.json: device types and numbers the runtimes would read otherwi
                                                   {"path":"/dev/b","type":"c","major":195,"minor":-1}]}})");
   CHECK(edge.devices.at(0).major == 4095);
   CHECK(edge.devices.at(1).minor == -1);
+}
+
+TEST_CASE("hooks before the container's process and the bounding capabilities: who reads NVIDIA_VISIBLE_DEVICES") {
+  const char* text = R"({
+    "process": {"env": [], "capabilities": {"bounding": ["CAP_CHOWN", "CAP_SYS_ADMIN"], "effective": ["CAP_CHOWN"]}},
+    "hooks": {"prestart": [{"path": "/proc/77/exe", "args": ["libnetwork-setkey", "-exec-root=/var/run/docker"]},
+                           {"path": "/usr/bin/nvidia-container-runtime-hook", "args": ["nvidia-container-runtime-hook", "prestart"],
+                            "env": ["PATH=/bin"], "timeout": 5}],
+              "createRuntime": [{"path": "/usr/bin/gpu-numa-hook"}],
+              "createContainer": [{"path": "/usr/bin/nvidia-cdi-hook", "args": ["nvidia-cdi-hook", "update-ldcache"]}],
+              "poststop": [{"path": "/not/read"}]}
+  })";
+  for (const Spec& s : {parse_spec(text), parse_spec_whole(text)}) {
+    CHECK(s.bounding_capabilities == std::vector<std::string>{"CAP_CHOWN", "CAP_SYS_ADMIN"});
+    REQUIRE(s.hooks.size() == 4);
+    CHECK(s.hooks[0].stage == "prestart");
+    CHECK(s.hooks[0].args.at(0) == "libnetwork-setkey");
+    CHECK(s.hooks[1].path == "/usr/bin/nvidia-container-runtime-hook");
+    CHECK(s.hooks[2].stage == "createRuntime");
+    CHECK(s.hooks[2].args.empty());
+    CHECK(s.hooks[3].stage == "createContainer");
+  }
+  // a second hooks member: runc and crun would run different hooks
+  CHECK(misread(R"({"hooks":{"prestart":[]},"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook"}]}})")
+            .find(R"("hooks" twice)") != std::string::npos);
 }

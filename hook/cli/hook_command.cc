@@ -154,7 +154,10 @@ int run_hook(const GlobalOptions& opts, const std::string& stage, const std::vec
     // Most starts on a hooks.d or shim node have no GPU: their verdict comes from the state and
     // config.json alone (evaluate's fast path reads nothing of the host), so they do not pay for
     // the sandbox (docs/internals/sandbox.md). Everything that reads or writes the host is inside it.
-    if (may_request_gpus(spec)) sandbox_note = enter_hook_sandbox();
+    // Who reads NVIDIA_VISIBLE_DEVICES is known from config.json alone; NVIDIA's settings, read
+    // inside, can only narrow it.
+    if (may_request_gpus(spec, device_forms(spec, visible_devices_reader(spec, config.next_hook), std::nullopt)))
+      sandbox_note = enter_hook_sandbox();
     Evaluation ev = evaluate(fs, config, spec, state.pid, EvaluationDetail::decision);
     process.confirm_alive();
     rec.gpus = ev.gpu_list();

@@ -174,7 +174,7 @@ int run(std::vector<std::string> argv) {
         if (!::getcwd(cwd, sizeof cwd)) fail_errno("cannot read the working directory (the default bundle)", errno);
         bundle = cwd;
       }
-      const BundleRegistration r = register_hook_in_bundle(bundle, cfg.runtime.hook, next);
+      const BundleRegistration r = register_hook_in_bundle(bundle, cfg.runtime.hook, next, cfg.next_hook);
       if (r.outcome == BundleRegistration::not_needed) log_not_needed(cfg, cmd, r.names, next);
     } else if (cmd.subcommand == "update") {
       keep_gpu_nodes_on_update(cfg, cmd, argv);

@@ -53,7 +53,9 @@ std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c,
   // NVIDIA's plugin's GPU counts whatever our index: before ours its CDI devices are not in the
   // container we are shown, after ours not yet. The hook itself then finds the device nodes in
   // config.json, where containerd has put them.
-  if (!may_request_gpus(spec_of(c)) && !nvidia_nri_plugin_gives_gpu(pod, c)) return std::nullopt;
+  // Every form counts here: NVIDIA's runtime adds its legacy hook, which reads NVIDIA_VISIBLE_DEVICES,
+  // after NRI; the hook itself then counts what config.json shows it (gpu/device_forms.h).
+  if (!may_request_gpus(spec_of(c), every_device_form()) && !nvidia_nri_plugin_gives_gpu(pod, c)) return std::nullopt;
   // Ours already there: another plugin, a restart, or the runtime's hooks.d (CRI-O hands plugins
   // the container with its hooks.d hooks in it, a `prestart` entry placed at createRuntime by CRI-O
   // 1.37, at prestart by others): both run the same check at the same point, and a second would
@@ -76,14 +78,14 @@ std::optional<std::string> created_without_hook(const api::PodSandbox& pod, cons
                                                 const HookSettings& hook) {
   const oci::Spec spec = spec_of(c);
   const bool nvidia_nri = nvidia_nri_plugin_gives_gpu(pod, c);
-  if (!may_request_gpus(spec) && !nvidia_nri) return std::nullopt;
+  if (!may_request_gpus(spec, every_device_form()) && !nvidia_nri) return std::nullopt;
   if (c.has_hooks()) {
     const api::Hooks& h = c.hooks();
     for (const auto* stage : {&h.prestart(), &h.create_runtime(), &h.create_container(), &h.start_container()})
       if (has_ours(*stage, hook)) return std::nullopt;
   }
   std::string from;
-  for (const std::string& s : resolve_gpu_request(spec, Inventory{}).sources) from += (from.empty() ? "" : ",") + s;
+  for (const std::string& s : resolve_gpu_request(spec, Inventory{}, every_device_form()).sources) from += (from.empty() ? "" : ",") + s;
   if (nvidia_nri) from += std::string(from.empty() ? "" : ",") + kNvidiaNriCdiAnnotation;
   return from;
 }

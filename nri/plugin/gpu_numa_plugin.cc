@@ -141,7 +141,9 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
   const bool request_mems = req.has_linux_resources() && req.linux_resources().has_cpu() &&
                             !req.linux_resources().cpu().mems().empty();
   // Nothing can be dropped when neither the request nor the stored spec sets mems.
-  if (!may_request_gpus(spec) || (!request_mems && spec.cpuset_mems.value_or("").empty())) {
+  // Every form counts: NRI's view has no hook the runtime adds (NVIDIA's legacy one), and keeping
+  // a node never adds one the container does not have (runtime/update_mems.h).
+  if (!may_request_gpus(spec, every_device_form()) || (!request_mems && spec.cpuset_mems.value_or("").empty())) {
     last_us_ = us_since(t0);
     return resp;
   }
@@ -154,7 +156,7 @@ api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateCo
     // same files the pod's own procfs and sysfs show on a real node).
     HostFs fs(hook_.host_root);
     Inventory inv = read_inventory(fs, cfg_.overrides);
-    GpuRequest gpus = resolve_gpu_request(spec, inv);
+    GpuRequest gpus = resolve_gpu_request(spec, inv, every_device_form());
     UpdateFacts facts;
     facts.spec_mems = spec.cpuset_mems.value_or("");
     std::string label;

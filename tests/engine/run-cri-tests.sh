@@ -123,10 +123,10 @@ OUT=$(cri update "$C1" 0); RC=$?
     pass "UpdateContainerResources cpuset_mems=0 (keeps the GPU node): passed on unchanged, nothing logged as a patch" ||
     fail "UpdateContainerResources cpuset_mems=0" "rc $RC ($OUT) passed-on $(cat "$TMP"/rec/*.update 2>/dev/null | one_line)"
 
-# 4. the GPU memory node goes offline: the next GPU container (NVIDIA_VISIBLE_DEVICES=0) is refused
+# 4. the GPU memory node goes offline: the next GPU container (device 195:0) is refused
 # at StartContainer (containerd creates the runc container there) with our line in the gRPC error
 set_status offline
-C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'echo container-ran; exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
 OUT=$(cri start "$C2"); RC2=$?
 if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]*: .*gpu-numa-hook: container $C2: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet (numa_status: offline"; then
     pass "StartContainer with the GPU memory node offline: the gRPC error carries our line: $(echo "$OUT" | one_line)"
@@ -136,7 +136,7 @@ set_status online
 # 4b. an image requiring a CUDA the driver does not support (driver 535.104.05: CUDA 12.2): refused
 # at StartContainer with our line in the gRPC error
 printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n' >/proc/driver/nvidia/version
-C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cudareq "$IMG" 'echo container-ran; exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 \
+C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" cudareq "$IMG" 'echo container-ran; exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0" \
      --env 'NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471'); RC=$?
 OUT=$(cri start "$C3"); RC2=$?
 rm -f /proc/driver/nvidia/version

@@ -73,22 +73,31 @@ CTR="ctr -a $SOCK -n gnh"
 id=ctd-gpu-$RUNID
 OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
       --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'grep Mems_allowed_list /proc/self/status' 2>&1); RC=$?
-# a non-GPU container first; GPU containers by NVIDIA_VISIBLE_DEVICES (legacy-mode form)
+# a non-GPU container first; GPU containers by a device node (195:0, the CDI form); a CUDA image's
+# NVIDIA_VISIBLE_DEVICES alone, with no hook to read it, gives no GPU
 line=$(grep "container=$id " "$LOG")
 [ "$RC" = 0 ] && echo "$line" | grep -q 'gpu-numa-runtime\[[0-9]*\] container=[^ ]* stage=runtime-create action=allow gpus=- .*fast path' &&
     pass "ctr run --runc-binary gpu-numa-runtime, non-GPU container: passed to runc without the hook, the fast path logged by the shim: $(echo "$OUT" | one_line)" ||
     fail "ctr run --runc-binary" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
-id=ctd-env-$RUNID
+id=ctd-dev-$RUNID
 OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
-      --env NVIDIA_VISIBLE_DEVICES=0 --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'grep Mems_allowed_list /proc/self/status' 2>&1); RC=$?
+      --device "$TMP/dev/nvidia0" --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'grep Mems_allowed_list /proc/self/status' 2>&1); RC=$?
 line=$(grep "container=$id " "$LOG")
 [ "$RC" = 0 ] && echo "$line" | grep -q "action=allow gpus=/dev/nvidia0($GPU_BUS) required=0" &&
-    pass "ctr run --runc-binary: GPU container (NVIDIA_VISIBLE_DEVICES=0), node 0 online: allowed and logged" ||
+    pass "ctr run --runc-binary: GPU container (device 195:0), node 0 online: allowed and logged" ||
     fail "ctr run GPU container" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
+id=ctd-env-$RUNID
+OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" --env NVIDIA_VISIBLE_DEVICES=all \
+      --env CUDA_VERSION=12.4.1 --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'echo container-ran' 2>&1); RC=$?
+line=$(grep "container=$id " "$LOG")
+[ "$RC" = 0 ] && echo "$OUT" | grep -q container-ran &&
+    echo "$line" | grep -q 'gpu-numa-runtime\[[0-9]*\] container=[^ ]* stage=runtime-create action=allow gpus=- .*fast path' &&
+    pass "ctr run: a CUDA image's NVIDIA_VISIBLE_DEVICES=all with no hook to read it: no GPU, passed to runc without the hook" ||
+    fail "ctr run CUDA image without a GPU" "rc $RC $(echo "$OUT" | one_line) log: $(one_line <"$LOG")"
 set_status online_in_progress
 id=ctd-refused-$RUNID
 OUT=$(timeout 60 $CTR run --rm --runc-binary "$SHIM" --cgroup "/gnh-ctd-$RUNID/$id" \
-      --env NVIDIA_VISIBLE_DEVICES=0 --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'echo container-ran' 2>&1); RC=$?
+      --device "$TMP/dev/nvidia0" --rootfs "$TMP/rootfs" "$id" /bin/sh -c 'echo container-ran' 2>&1); RC=$?
 [ "$RC" != 0 ] && echo "$OUT" | grep -qF "gpu-numa-hook: container $id: refusing start" && ! echo "$OUT" | grep -q container-ran &&
     pass "ctr run: GPU memory node not online: refused, ctr shows our line" ||
     fail "ctr run refused" "rc $RC $(echo "$OUT" | one_line)"

@@ -54,8 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fdp.ConsumeRandomLengthString(96);
   if (fdp.ConsumeBool()) spec.env.push_back("NVIDIA_VISIBLE_DEVICES=" + fdp.ConsumeRemainingBytesAsString());
 
-  (void)gnh::may_request_gpus(spec);
-  gnh::GpuRequest req = gnh::resolve_gpu_request(spec, inv);
+  const gnh::DeviceForms forms = gnh::every_device_form();
+  // A request the fast test turns down must name no GPU when resolved.
+  const bool may = gnh::may_request_gpus(spec, forms);
+  gnh::GpuRequest req = gnh::resolve_gpu_request(spec, inv, forms);
+  if (!may && !req.gpus.empty()) __builtin_trap();
   for (size_t i = 0; i < req.gpus.size(); ++i) {
     if (req.gpus[i] >= inv.gpus.size()) __builtin_trap();
     if (i > 0 && req.gpus[i - 1] >= req.gpus[i]) __builtin_trap();

@@ -44,7 +44,7 @@ if [ -x "$D/gpu-numa-nvml-probe" ]; then
     echo "== $N/nvml-cache.json"; cat "$N/nvml-cache.json"; echo
     uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | head -n 1)
     bundle() { # NVIDIA_VISIBLE_DEVICES value
-      printf '{"ociVersion":"1.0.2","process":{"args":["true"],"cwd":"/","env":["NVIDIA_VISIBLE_DEVICES=%s"]},"root":{"path":"rootfs"},"linux":{"cgroupsPath":"/gnh-nvml/c1"}}\n' "$1" >"$N/b/config.json"
+      printf '{"ociVersion":"1.0.2","process":{"args":["true"],"cwd":"/","env":["NVIDIA_VISIBLE_DEVICES=%s"]},"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook","args":["nvidia-container-runtime-hook","prestart"]}]},"root":{"path":"rootfs"},"linux":{"cgroupsPath":"/gnh-nvml/c1"}}\n' "$1" >"$N/b/config.json"
     }
     for ref in "$uuid" MIG-5d2c8e1a-0f3b-4c7d-9e61-a3b4c5d6e7f8 0:0; do
       bundle "$ref"; echo "== explain, NVIDIA_VISIBLE_DEVICES=$ref (current cache)"

@@ -6,7 +6,8 @@
 #   tests/gpu/run-two-gpus.sh HOOK_BINARY
 #
 # Each case runs the real hook as a runtime does (prestart, the OCI state on stdin, a bundle whose
-# process env is NVIDIA_VISIBLE_DEVICES=<case>, the container a sleeping process of this host) and
+# process env is NVIDIA_VISIBLE_DEVICES=<case> with NVIDIA's legacy hook in prestart, which reads it, the
+# container a sleeping process of this host) and
 # reads its log line's gpus= field, which must name exactly the GPUs nvidia-smi says that reference
 # means. Each case runs twice: with no cache (every GPU asked), then with the cache just refreshed;
 # the two lines must name the same GPUs. On one NUMA node hosts no cpuset is patched (the line says
@@ -53,7 +54,7 @@ printf '[log]\nfile = "%s"\nlevel = "info"\nformat = "text"\n\n[lock]\npath = "%
 run_case() {
     local name=$1 value=$2 b=$TMP/$1
     mkdir -p "$b/rootfs"
-    printf '{"ociVersion":"1.0.2","process":{"args":["true"],"cwd":"/","env":["NVIDIA_VISIBLE_DEVICES=%s"]},"root":{"path":"rootfs"},"linux":{}}\n' "$value" >"$b/config.json"
+    printf '{"ociVersion":"1.0.2","process":{"args":["true"],"cwd":"/","env":["NVIDIA_VISIBLE_DEVICES=%s"]},"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook","args":["nvidia-container-runtime-hook","prestart"]}]},"root":{"path":"rootfs"},"linux":{}}\n' "$value" >"$b/config.json"
     printf '{"ociVersion":"1.0.2","id":"%s","status":"created","pid":%d,"bundle":"%s"}' "$name" "$PID" "$b" |
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$HOOK" --config "$TMP/config.toml" prestart >"$TMP/$name.out" 2>&1
     echo "exit $?" >>"$TMP/$name.out"

@@ -181,7 +181,7 @@ OUT=$(cri update "$C1" 0); RC=$?
 # value from before the hook; the plugin answers with the container's mems now. The pod asked for
 # mems 1 (Memory Manager); this host has node 0 only, so the recorder hands runc the value
 # intersected with the host's nodes (the cgroup keeps 0, the GPU's node, as the hook would have made it).
-C5=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" stale-spec "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0 --mems 1); RC=$?
+C5=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" stale-spec "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0" --mems 1); RC=$?
 OUT=$(cri start "$C5"); RC2=$?
 [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -r .linux.resources.cpu.mems "$(config_of "$C5")")" = 1 ] &&
     [ "$(cat "$CPUSET$CGP/$C5/cpuset.mems" 2>/dev/null)" = 0 ] ||
@@ -232,7 +232,7 @@ OUT=$(cri update "$C1" 0); RC=$?
 
 # 6. the GPU memory node offline: the hook refuses; StartContainer's error carries our line
 set_status offline
-C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+C2=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" refused "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
 OUT=$(cri start "$C2"); RC2=$?
 if [ "$RC" = 0 ] && [ "$RC2" = 3 ] && echo "$OUT" | grep -q "^grpc-error: [A-Z_]*: .*gpu-numa-hook: container $C2: refusing start: GPU /dev/nvidia0 ($GPU_BUS) memory NUMA node 0 is not online yet" &&
     grep -q "container=$C2 pod=default/gpu-pod name=refused stage=createRuntime action=refuse" "$LOG"; then
@@ -248,7 +248,7 @@ start_containerd
 if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
     C3=""
     for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
-    C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" after-restart "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    C3=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" after-restart "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
     OUT=$(cri start "$C3"); RC2=$?
     [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C3 pod=default/gpu-pod name=after-restart stage=createRuntime action=allow" "$LOG" &&
         pass "containerd restarted: the plugin logged '$(grep 'action=disconnected' "$LOG" | tail -1 | sed 's/.*msg="//; s/"$//' | cut -c1-120)', reconnected, and the next GPU container got the hook" ||
@@ -295,7 +295,7 @@ n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
 echo $! >"$TMP/plugin.pid"
 if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
     grep -q "gpu-numa-nri\[[0-9]*\] container=- stage=nri-hook action=missing .*the hook $MISSING is not usable on this node (No such file or directory)" "$LOG"; then
-    C6=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" no-hook "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    C6=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" no-hook "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
     OUT=$(cri start "$C6"); RC2=$?
     CFG=$(config_of "$C6")
     if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
@@ -326,7 +326,7 @@ n_conn=$(grep -c "stage=nri-connect action=connected" "$LOG")
 echo $! >"$TMP/plugin.pid"
 if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
     grep -qF "the hook $TMP/hook-link is not usable on this node ($WHY)" "$LOG"; then
-    C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" noexec-hook "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" noexec-hook "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
     OUT=$(cri start "$C7"); RC2=$?
     CFG=$(config_of "$C7")
     if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$(jq -c '.hooks.createRuntime // []' "$CFG")" = "[]" ] &&
@@ -352,7 +352,7 @@ if [ -x "$TMP/bin/mems-owner" ]; then
     "$TMP/bin/mems-owner" -socket "$NRI_SOCK" -idx 90 -mems 1 >"$TMP/mems-owner.log" 2>&1 &
     echo $! >"$TMP/mems-owner.pid"
     if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) && wait_for "$TMP/mems-owner.log" "^mems-owner: synchronized"; then
-        C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" with-owner "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        C7=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" with-owner "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
         OUT=$(cri start "$C7"); RC2=$?
         CFG=$(config_of "$C7")
         if [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "^mems-owner: create $C7 .* mems=1$" "$TMP/mems-owner.log" &&
@@ -387,7 +387,7 @@ start_containerd
 if [ "$RC" = 0 ] && [ -x "$TMP/nri-plugins/99-gpu-numa" ] && wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)) &&
     grep -q "action=connecting .*connected on fd [0-9]* (pre-registered); registering as 99-gpu-numa" "$LOG"; then
     for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
-    C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+    C4=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" pre-registered "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
     OUT=$(cri start "$C4"); RC2=$?
     [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "container=$C4 stage=nri-create action=inject" "$LOG" &&
         grep -q "container=$C4 pod=default/gpu-pod name=pre-registered stage=createRuntime action=allow" "$LOG" &&
@@ -408,7 +408,7 @@ if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*action=disconnected .*keeps protecting
     start_containerd
     for i in $(seq 1 150); do cri version >/dev/null 2>&1 && break; sleep 0.2; done
     if wait_for "$LOG" "gpu-numa-nri\[$P2\] .*stage=nri-connect action=connected" $((n_p2 + 1)); then
-        C8=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" fallback "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        C8=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" fallback "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
         OUT=$(cri start "$C8"); RC2=$?
         [ "$RC" = 0 ] && [ "$OUT" = ok ] && grep -q "gpu-numa-nri\[$P2\] container=$C8 stage=nri-create action=inject" "$LOG" &&
             grep -q "container=$C8 pod=default/gpu-pod name=fallback stage=createRuntime action=allow" "$LOG" &&
@@ -458,7 +458,7 @@ start_plugin
 PB=$(cat "$TMP/plugin.pid")
 if [ "$MAJOR" = 2 ]; then
     if wait_for "$LOG" "gpu-numa-nri\[$PB\] .*stage=nri-connect action=connected"; then
-        C9=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" busy-node "$IMG" 'exec sleep 600' --env NVIDIA_VISIBLE_DEVICES=0); RC=$?
+        C9=$(cri create "$SB" gpu-pod uid-$RUNID "$CGP" "$TMP/podlogs" busy-node "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
         OUT=$(cri start "$C9"); RC2=$?
         NREG=$(grep -c "gpu-numa-nri\[$PB\] .*stage=nri-connect action=connected" "$LOG")
         NDROP=$(grep -c "gpu-numa-nri\[$PB\] .*stage=nri-connect action=disconnected" "$LOG")

@@ -9,8 +9,12 @@
 #     online is refused, and our line reaches the shim's caller through both runtimes.
 #   every mode (cdi, legacy, auto): a container whose config.json shows nothing NVIDIA's runtime
 #     reads starts through the chain without our hook; the shim logs the fast path's line itself
-#     (legacy mode still adds NVIDIA's own hook; a GPU in legacy mode needs the driver: the GPU
-#     host's suite runs it).
+#     (legacy mode still adds NVIDIA's own hook).
+#   mode legacy: NVIDIA's real hook reads NVIDIA_VISIBLE_DEVICES (its nvidia-container-cli, which
+#     needs the driver, records its arguments instead); our hook sees NVIDIA's hook in config.json
+#     and counts the variable: allows GPU 0, refuses it with GPU memory not online before NVIDIA's
+#     hook runs, and, with NVIDIA set not to take the variable from unprivileged containers, gives
+#     such a container no GPU, as NVIDIA's hook does.
 #   mode auto (NVIDIA's default, jit-cdi here): a GPU request fails with NVIDIA's own NVML error,
 #     which the shim does not mask.
 # Without ../shared/tools it exits 77: NOT RUN, loudly (a failure under CI=true).
@@ -150,6 +154,68 @@ for mode in cdi legacy auto; do
 	else pass "$name (prestart hooks: ${hooks:-none})"; fi
 	delete
 done
+
+# --- mode legacy: NVIDIA's own hook reads NVIDIA_VISIBLE_DEVICES at the start, and our hook, seeing
+# it in config.json, counts the variable. Its nvidia-container-cli, the part that needs the driver,
+# is a program that records its arguments and exits 0. runc runs NVIDIA's hook with no environment,
+# so it reads /etc/nvidia-container-runtime/config.toml: written inside the namespace (an overlay
+# over /etc), where our hook reads NVIDIA's settings too.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "$@" >>"%s/cli-ran"\n' "$TMP" >"$TMP/bin/nvidia-container-cli" && chmod 755 "$TMP/bin/nvidia-container-cli"
+# create_legacy DRIVER NAME BUNDLE [KEY=VALUE...]: as create, mode legacy, the extra settings set by nvidia-ctk
+create_legacy() {
+	local nvcfg kv
+	nvcfg=$(nvidia_config legacy) || { RC=99; OUT=""; return; }
+	for kv in "nvidia-container-cli.path=$TMP/bin/nvidia-container-cli" "${@:4}"; do
+		"$P/bin/nvidia-ctk" config --config-file="$nvcfg" --in-place --set "$kv" >/dev/null 2>&1 || { RC=99; OUT="nvidia-ctk --set $kv failed"; return; }
+	done
+	ID=$2-$RUNID
+	rm -f "$TMP/cli-ran"
+	write_config "$2" "[runtime]" "hook = \"$HOOK\"" "next = [\"$NVRT\"]"
+	in_ns "$1" "$2" /bin/bash -c 'mkdir -p /etc/nvidia-container-runtime && cp "$1" /etc/nvidia-container-runtime/config.toml && shift && exec "$@"' \
+		gnh-legacy "$nvcfg" env NVIDIA_CTK_CONFIG_FILE_PATH="$nvcfg" timeout 60 "$SHIM" --root "$TMP/state/runc" \
+		create --bundle "$3" "$ID" </dev/null >"$TMP/out/$2" 2>&1
+	RC=$?
+	OUT=$(cat "$TMP/out/$2")
+}
+cli_args() { cat "$TMP/cli-ran" 2>/dev/null | one_line; }
+
+B=$(bundle legacy-env '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+name="mode legacy, GPU by NVIDIA_VISIBLE_DEVICES: NVIDIA's hook reads it (its cli asked for device 0), our hook counts it and allows GPU 0"
+create_legacy online0 legacy-env "$B"
+line=$(log_line legacy-env)
+hooks=$(jq -r '[.hooks.prestart[]?.path | split("/") | last] | join(",")' "$B/config.json")
+if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line)"
+elif [ "$hooks" != "gpu-numa-hook,nvidia-container-runtime-hook" ]; then fail "$name" "prestart hooks: $hooks"
+elif ! cli_args | grep -q -- '--device=0 '; then fail "$name" "NVIDIA's hook did not ask its cli for device 0: '$(cli_args)'"
+elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != "/dev/nvidia0($GPU_BUS)" ]; then
+	fail "$name" "our log: ${line:-no line for $ID}"
+else pass "$name"; evidence "$name" "prestart hooks $hooks; NVIDIA's cli: $(cli_args | cut -c1-120)" "$line"; fi
+delete
+
+B=$(bundle legacy-refused '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+name="mode legacy, GPU memory not online: refused before NVIDIA's hook runs, our line reaches the caller"
+create_legacy node1 legacy-refused "$B"
+line=$(log_line legacy-refused)
+if [ "$RC" = 0 ]; then fail "$name" "create succeeded: $(echo "$OUT" | one_line)"
+elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$name" "the caller did not get our line: $(echo "$OUT" | one_line)"
+elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$name" "our log: ${line:-no line for $ID}"
+elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook ran after our refusal: $(cli_args)"
+else pass "$name"; evidence "$name" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+delete
+
+# NVIDIA set not to take the variable from unprivileged containers: NVIDIA's hook gives this one no
+# GPU, and ours agrees (GPU memory not online here would refuse it otherwise)
+B=$(bundle legacy-unprivileged '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+name="mode legacy, accept-nvidia-visible-devices-envvar-when-unprivileged = false: neither NVIDIA's hook nor ours gives an unprivileged container the GPU"
+create_legacy node1 legacy-unprivileged "$B" accept-nvidia-visible-devices-envvar-when-unprivileged=false
+line=$(log_line legacy-unprivileged)
+if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line); our log: ${line:-none}"
+elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook asked its cli for a GPU: $(cli_args)"
+elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != - ] ||
+	[ "${line#*"ignores NVIDIA_VISIBLE_DEVICES from an unprivileged container"}" = "$line" ]; then fail "$name" "our log: ${line:-no line for $ID}"
+else pass "$name"; evidence "$name" "NVIDIA's cli not run" "$line"; fi
+delete
 
 # --- mode auto with a GPU request: jit-cdi needs NVML, absent here; NVIDIA's error, not ours
 B=$(bundle auto-gpu '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')

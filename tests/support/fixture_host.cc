@@ -190,6 +190,12 @@ nlohmann::json container_config(const std::vector<std::string>& env, const std::
           {"linux", {{"devices", nlohmann::json(devices)}, {"cgroupsPath", "/docker/x"}}}};
 }
 
+nlohmann::json legacy_mode(nlohmann::json config) {
+  config["hooks"]["prestart"].push_back({{"path", "/usr/bin/nvidia-container-runtime-hook"},
+                                         {"args", {"nvidia-container-runtime-hook", "prestart"}}});
+  return config;
+}
+
 nlohmann::json gpu_device(unsigned minor) {
   return {{"path", "/dev/nvidia" + std::to_string(minor)}, {"type", "c"}, {"major", 195}, {"minor", minor}};
 }

@@ -70,6 +70,9 @@ std::string state_json(const std::string& id, int pid, const std::string& bundle
 nlohmann::json container_config(const std::vector<std::string>& env = {},
                                 const std::vector<nlohmann::json>& devices = {});
 nlohmann::json gpu_device(unsigned minor);
+// `config` as NVIDIA's runtime in legacy mode (and docker --gpus) hands it on: NVIDIA's hook added
+// at prestart, which is what turns NVIDIA_VISIBLE_DEVICES into a GPU (gpu/device_forms.h).
+nlohmann::json legacy_mode(nlohmann::json config);
 
 struct RunResult {
   int exit_code = -1;

@@ -227,6 +227,11 @@ bundle_params() {
 	done
 }
 t=$EPOCHREALTIME
+# The variable gives a GPU only where NVIDIA's legacy hook reads it (legacy mode, docker --gpus),
+# so the env form's spec names that hook, as NVIDIA's runtime adds it. In its place, a program of its
+# name that reads the state and exits 0: the real one needs the driver, which the VM lacks.
+printf '#!/bin/sh\nexec cat >/dev/null\n' >$S/nvidia-container-runtime-hook && chmod 755 $S/nvidia-container-runtime-hook ||
+	fatal "cannot write the NVIDIA hook's stand-in"
 bundle_params | jq -R -r --slurpfile base /etc/soak/base.json '
 	split("\t") as [$id, $cg, $stage, $form, $req, $hold, $nodes]
 	| $base[0]
@@ -241,7 +246,8 @@ bundle_params | jq -R -r --slurpfile base /etc/soak/base.json '
 		.linux.devices = [$req | split(",")[] | tonumber | {path: "/dev/nvidia\(.)", type: "c", major: 195, minor: ., fileMode: 438, uid: 0, gid: 0}]
 		| .linux.resources.devices += [$req | split(",")[] | tonumber | {allow: true, type: "c", major: 195, minor: ., access: "rw"}]
 	  elif $form == "cdi" then .annotations = {"cdi.k8s.io/gpu": ($req | split(",") | map("nvidia.com/gpu=" + .) | join(","))}
-	  else .process.env += ["NVIDIA_VISIBLE_DEVICES=" + $req] end
+	  else .process.env += ["NVIDIA_VISIBLE_DEVICES=" + $req]
+		| .hooks.prestart += [{path: "/run/soak/nvidia-container-runtime-hook", args: ["nvidia-container-runtime-hook", "prestart"]}] end
 	| "\($id)\t\(tojson)"
 ' >$S/bundles.tsv || fatal "jq failed making the bundles"
 while IFS=$'\t' read -r id cfg; do

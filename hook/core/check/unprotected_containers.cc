@@ -53,14 +53,17 @@ UnprotectedScan unprotected_gpu_containers(const std::vector<ObservedContainer>&
       continue;
     }
     // The fast test first: most containers have no GPU, and their spec is parsed once.
-    if (!may_request_gpus(spec) || names_our_hook(c.spec)) continue;
+    // The forms as the hook counts them before reading NVIDIA's settings (gpu/device_forms.h): a
+    // variable that no hook of the container reads gave it no GPU.
+    const DeviceForms forms = device_forms(spec, visible_devices_reader(spec, ""), std::nullopt);
+    if (!may_request_gpus(spec, forms) || names_our_hook(c.spec)) continue;
     UnprotectedContainer u;
     u.id = printable_name(c.id);
     u.runtime = c.runtime;
     u.root = c.root;
     u.names = container_names(spec.annotations, spec.annotations);
     // No inventory: where the request came from needs none, and this reads no driver file.
-    u.sources = resolve_gpu_request(spec, Inventory{}).sources;
+    u.sources = resolve_gpu_request(spec, Inventory{}, forms).sources;
     out.containers.push_back(std::move(u));
   }
   return out;

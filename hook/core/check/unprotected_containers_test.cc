@@ -59,9 +59,6 @@ TEST_CASE("unprotected: hooks that are not ours, or not hooks, do not protect") 
       R"("hooks":{"prestart":[{"path":"/usr/bin/gpu-numa-hook-old"}]})",      // another program
       R"("hooks":{"prestart":[{"path":"/usr/bin/gpu-numa-runtime"}]})",       // the shim is no hook
       R"("hooks":{"poststop":[{"path":"/usr/bin/gpu-numa-hook"}]})",          // after the container: too late
-      R"("hooks":{"prestart":{"path":"/usr/bin/gpu-numa-hook"}})",            // not an array: runc refuses it
-      R"("hooks":{"prestart":[{"path":7,"args":[7]}]})",
-      R"("hooks":[])",
       ""};
   for (const auto& h : hooks) {
     CAPTURE(h);
@@ -69,18 +66,33 @@ TEST_CASE("unprotected: hooks that are not ours, or not hooks, do not protect") 
     auto scan = unprotected_gpu_containers({running("c1", text)});
     CHECK(scan.containers.size() == 1);
   }
+  // Hooks that are not hooks: runc refuses such a config.json, so it names no running container.
+  for (const std::string h : {R"("hooks":{"prestart":{"path":"/usr/bin/gpu-numa-hook"}})",
+                              R"("hooks":{"prestart":[{"path":7,"args":[7]}]})", R"("hooks":[])"}) {
+    CAPTURE(h);
+    auto scan = unprotected_gpu_containers({running("c1", spec(kGpuDevice + "," + h))});
+    CHECK(scan.containers.empty());
+    REQUIRE(scan.unreadable.size() == 1);
+    CHECK(scan.unreadable[0].find("hooks") != std::string::npos);
+  }
 }
 
 TEST_CASE("unprotected: the hook's own GPU test decides, containers without a GPU are never listed") {
+  // NVIDIA_VISIBLE_DEVICES and its volume-mount list give a GPU only through NVIDIA's legacy hook.
+  const std::string nvidia_hook =
+      R"(,"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook","args":["nvidia-container-runtime-hook","prestart"]}]})";
   auto scan = unprotected_gpu_containers({
+      running("env-without-reader", spec(R"("process":{"env":["NVIDIA_VISIBLE_DEVICES=all"]})")),
+      running("mounts-without-reader", spec(R"("mounts":[{"destination":"/var/run/nvidia-container-devices/GPU-1","source":"/dev/null"}])")),
       running("plain", spec(R"("process":{"env":["PATH=/bin"]})")),
       running("void", spec(R"("process":{"env":["NVIDIA_VISIBLE_DEVICES=void"]})")),
       running("none", spec(R"("process":{"env":["NVIDIA_VISIBLE_DEVICES=none"]})")),
       running("ctl", spec(R"("linux":{"devices":[{"path":"/dev/nvidiactl","type":"c","major":195,"minor":255}]})")),
-      running("env", spec(R"("process":{"env":["NVIDIA_VISIBLE_DEVICES=all"]})")),
-      running("legacy-cuda", spec(R"("process":{"env":["CUDA_VERSION=12.4.1"]})")),
+      running("env", spec(R"("process":{"env":["NVIDIA_VISIBLE_DEVICES=all"]})" + nvidia_hook)),
+      running("legacy-cuda", spec(R"("process":{"env":["CUDA_VERSION=12.4.1"]})" + nvidia_hook)),
       running("cdi", spec(R"("annotations":{"cdi.k8s.io/nvidia-device-plugin_uuid":"nvidia.com/gpu=GPU-1234"})")),
-      running("mounts", spec(R"("mounts":[{"destination":"/var/run/nvidia-container-devices/GPU-1","source":"/dev/null"}])")),
+      running("mounts", spec(R"("mounts":[{"destination":"/var/run/nvidia-container-devices/GPU-1","source":"/dev/null"}])" +
+                             nvidia_hook)),
   });
   std::string ids;
   for (const auto& c : scan.containers) ids += c.id + " ";

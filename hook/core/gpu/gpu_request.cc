@@ -42,7 +42,9 @@ void add_all(const Inventory& inv, std::vector<size_t>* out) {
 
 // The toolkit's NVIDIA_VISIBLE_DEVICES reading: unset means no GPU unless the image is a legacy
 // CUDA image (CUDA_VERSION set, NVIDIA_REQUIRE_CUDA unset), which gets all GPUs.
-std::optional<std::string> visible_devices(const oci::Spec& spec) {
+// nullopt also where nothing reads the variable (gpu/device_forms.h).
+std::optional<std::string> visible_devices(const oci::Spec& spec, const DeviceForms& forms) {
+  if (!forms.env) return std::nullopt;
   auto v = spec.env_value(kVisibleDevicesEnv);
   if (v) return v;
   if (spec.env_value("CUDA_VERSION") && !spec.env_value("NVIDIA_REQUIRE_CUDA")) return std::string("all");
@@ -104,18 +106,19 @@ bool resolve_device_reference(std::string_view ref, const Inventory& inv, std::v
   return false;
 }
 
-bool may_request_gpus(const oci::Spec& spec) {
+bool may_request_gpus(const oci::Spec& spec, const DeviceForms& forms) {
   for (const auto& d : spec.devices)
     if (is_gpu_device(d)) return true;
-  if (auto v = visible_devices(spec); v && !v->empty() && *v != "void" && *v != "none") return true;
-  for (const auto& m : spec.mounts)
-    if (m.destination.rfind(kDeviceMountDir, 0) == 0) return true;
+  if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none") return true;
+  if (forms.mounts)
+    for (const auto& m : spec.mounts)
+      if (m.destination.rfind(kDeviceMountDir, 0) == 0) return true;
   for (const auto& [key, value] : spec.annotations)
     if (key.rfind(kCdiAnnotationPrefix, 0) == 0 && value.find(kCdiGpuKind) != std::string::npos) return true;
   return false;
 }
 
-GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
+GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv, const DeviceForms& forms) {
   GpuRequest req;
   std::vector<size_t> found;
   auto resolve = [&](std::string_view ref) {
@@ -138,14 +141,14 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv) {
   }
   if (from_devices) req.sources.push_back("linux.devices");
 
-  if (auto v = visible_devices(spec); v && !v->empty() && *v != "void" && *v != "none") {
+  if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none") {
     req.sources.push_back(std::string(kVisibleDevicesEnv) + "=" + *v);
     for_each_item(*v, resolve);
   }
 
   bool from_mounts = false;
   for (const auto& m : spec.mounts) {
-    if (m.destination.rfind(kDeviceMountDir, 0) != 0) continue;
+    if (!forms.mounts || m.destination.rfind(kDeviceMountDir, 0) != 0) continue;
     from_mounts = true;
     resolve(std::string_view(m.destination).substr(std::string_view(kDeviceMountDir).size()));
   }
@@ -184,7 +187,7 @@ bool IdentitiesFound::add(const Gpu& g) {
   return minors_.empty() && uuids_.empty();
 }
 
-std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec) {
+std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec, const DeviceForms& forms) {
   IdentitiesWanted want;
   bool every = false;
   // The references resolve_gpu_request reads, in its order; only GPU-<uuid> is found by identity.
@@ -194,9 +197,9 @@ std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec) {
   };
   for (const auto& d : spec.devices)
     if (is_gpu_device(d)) want.minors.push_back(static_cast<unsigned>(d.minor));
-  if (auto v = visible_devices(spec); v && !v->empty() && *v != "void" && *v != "none") for_each_item(*v, name);
+  if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none") for_each_item(*v, name);
   for (const auto& m : spec.mounts)
-    if (m.destination.rfind(kDeviceMountDir, 0) == 0)
+    if (forms.mounts && m.destination.rfind(kDeviceMountDir, 0) == 0)
       name(std::string_view(m.destination).substr(std::string_view(kDeviceMountDir).size()));
   for (const auto& [key, value] : spec.annotations) {
     if (key.rfind(kCdiAnnotationPrefix, 0) != 0) continue;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device_forms.h"
 #include "gpu/gpu.h"
 #include "spec.h"
 
@@ -27,10 +28,11 @@ struct GpuRequest {
 };
 
 // Cheap test used before reading any driver file: could this container get a GPU at all?
-// False is the fast path for ordinary containers.
-bool may_request_gpus(const oci::Spec& spec);
+// False is the fast path for ordinary containers. `forms`: whether NVIDIA_VISIBLE_DEVICES and its
+// volume-mount list count for this container (gpu/device_forms.h); the other forms always do.
+bool may_request_gpus(const oci::Spec& spec, const DeviceForms& forms);
 
-GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inventory);
+GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inventory, const DeviceForms& forms);
 
 // The identities a request needs when it names its GPUs only by device minor (linux.devices: the
 // CDI and device-node forms) or by GPU-<uuid> (the Kubernetes device plugin's names). Then the
@@ -57,7 +59,7 @@ class IdentitiesFound {
 };
 // nullopt when some reference needs every GPU's identity ("all", an index, a bus id, a MIG
 // device, the legacy CUDA image's implicit "all"), or when nothing names a GPU.
-std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec);
+std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec, const DeviceForms& forms);
 
 // One reference as the toolkit accepts it ("0", "GPU-<uuid>", "0000:00:06.0", "MIG-<uuid>",
 // "0:1", "all"); appends the matching indices. Returns false when it matches nothing.

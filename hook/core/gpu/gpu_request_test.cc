@@ -22,19 +22,19 @@ oci::Spec with_env(std::string e) {
   s.env = {"PATH=/bin", std::move(e)};
   return s;
 }
-std::vector<size_t> ids(const oci::Spec& s) { return resolve_gpu_request(s, four_gpus()).gpus; }
+std::vector<size_t> ids(const oci::Spec& s) { return resolve_gpu_request(s, four_gpus(), every_device_form()).gpus; }
 }  // namespace
 
 TEST_CASE("no GPU: plain containers take the fast path") {
   oci::Spec s;
   s.env = {"PATH=/bin"};
-  CHECK_FALSE(may_request_gpus(s));
-  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES=void")));
-  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES=")));
-  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES=none")));
+  CHECK_FALSE(may_request_gpus(s, every_device_form()));
+  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES=void"), every_device_form()));
+  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES="), every_device_form()));
+  CHECK_FALSE(may_request_gpus(with_env("NVIDIA_VISIBLE_DEVICES=none"), every_device_form()));
   oci::Spec ctl;
   ctl.devices.push_back({"/dev/nvidiactl", "c", 195, 255});
-  CHECK_FALSE(may_request_gpus(ctl));
+  CHECK_FALSE(may_request_gpus(ctl, every_device_form()));
 }
 
 TEST_CASE("NVIDIA_VISIBLE_DEVICES: all, indices, UUIDs, bus ids, MIG by index") {
@@ -60,7 +60,7 @@ TEST_CASE("legacy CUDA images get all GPUs when the variable is unset") {
 }
 
 TEST_CASE("unknown references are reported, not guessed") {
-  auto req = resolve_gpu_request(with_env("NVIDIA_VISIBLE_DEVICES=7,GPU-nope,MIG-1234"), four_gpus());
+  auto req = resolve_gpu_request(with_env("NVIDIA_VISIBLE_DEVICES=7,GPU-nope,MIG-1234"), four_gpus(), every_device_form());
   CHECK(req.gpus.empty());
   CHECK(req.unresolved.size() == 3);
 }
@@ -71,8 +71,8 @@ TEST_CASE("linux.devices: major 195 minors below 255 whatever the path") {
   s.devices.push_back({"/dev/nvidiactl", "c", 195, 255});
   s.devices.push_back({"/dev/nvidia-uvm", "c", 238, 0});
   s.devices.push_back({"/dev/block195", "b", 195, 1});
-  CHECK(may_request_gpus(s));
-  auto req = resolve_gpu_request(s, four_gpus());
+  CHECK(may_request_gpus(s, every_device_form()));
+  auto req = resolve_gpu_request(s, four_gpus(), every_device_form());
   CHECK(req.gpus == std::vector<size_t>{2});
   CHECK(req.sources == std::vector<std::string>{"linux.devices"});
 }
@@ -89,29 +89,29 @@ TEST_CASE("linux.devices: a CDI GPU device's nodes name exactly its GPU, modeset
   s.devices.push_back({"/dev/nvidia-uvm", "c", 510, 0});
   s.devices.push_back({"/dev/nvidia-uvm-tools", "c", 510, 1});
   s.devices.push_back({"/dev/nvidia-caps/nvidia-cap1", "c", 235, 1});
-  auto req = resolve_gpu_request(s, four_gpus());
+  auto req = resolve_gpu_request(s, four_gpus(), every_device_form());
   CHECK(req.gpus == std::vector<size_t>{0});
   CHECK(req.unresolved.empty());
-  auto want = identities_wanted(s);
+  auto want = identities_wanted(s, every_device_form());
   REQUIRE(want);
   CHECK(want->minors == std::vector<unsigned>{0});
 
   oci::Spec modeset_only;
   modeset_only.devices.push_back({"/dev/nvidia-modeset", "c", 195, 254});
   modeset_only.devices.push_back({"/dev/nvidiactl", "c", 195, 255});
-  CHECK_FALSE(may_request_gpus(modeset_only));
-  CHECK(resolve_gpu_request(modeset_only, four_gpus()).unresolved.empty());
-  CHECK_FALSE(identities_wanted(modeset_only));
+  CHECK_FALSE(may_request_gpus(modeset_only, every_device_form()));
+  CHECK(resolve_gpu_request(modeset_only, four_gpus(), every_device_form()).unresolved.empty());
+  CHECK_FALSE(identities_wanted(modeset_only, every_device_form()));
 }
 
 // runc and crun make type "u" (unbuffered) a character device, as "c".
 TEST_CASE("linux.devices: type u is a character device as c is") {
   oci::Spec s;
   s.devices.push_back({"/dev/nvidia3", "u", 195, 3});
-  CHECK(may_request_gpus(s));
+  CHECK(may_request_gpus(s, every_device_form()));
   CHECK(ids(s) == std::vector<size_t>{3});
-  REQUIRE(identities_wanted(s));
-  CHECK(identities_wanted(s)->minors == std::vector<unsigned>{3});
+  REQUIRE(identities_wanted(s, every_device_form()));
+  CHECK(identities_wanted(s, every_device_form())->minors == std::vector<unsigned>{3});
 }
 
 TEST_CASE("volume-mount form and CDI annotations") {
@@ -121,7 +121,7 @@ TEST_CASE("volume-mount form and CDI annotations") {
 
   oci::Spec cdi;
   cdi.annotations["cdi.k8s.io/nvidia-device-plugin_abc"] = "nvidia.com/gpu=0,nvidia.com/gpu=GPU-00000003-aaaa-bbbb-cccc-dddddddddddd";
-  CHECK(may_request_gpus(cdi));
+  CHECK(may_request_gpus(cdi, every_device_form()));
   CHECK(ids(cdi) == std::vector<size_t>{0, 3});
 
   oci::Spec all;
@@ -130,13 +130,13 @@ TEST_CASE("volume-mount form and CDI annotations") {
 
   oci::Spec other;
   other.annotations["cdi.k8s.io/y"] = "vendor.com/fpga=0";
-  CHECK_FALSE(may_request_gpus(other));
+  CHECK_FALSE(may_request_gpus(other, every_device_form()));
 }
 
 TEST_CASE("identities wanted: minors and UUIDs only, anything else needs every GPU's identity") {
   oci::Spec devices;
   devices.devices = {{"/dev/nvidia2", "c", 195, 2}, {"/dev/nvidiactl", "c", 195, 255}, {"/dev/null", "c", 1, 3}};
-  auto w = identities_wanted(devices);
+  auto w = identities_wanted(devices, every_device_form());
   REQUIRE(w);
   CHECK(w->minors == std::vector<unsigned>{2});
   CHECK(w->uuids.empty());
@@ -145,26 +145,26 @@ TEST_CASE("identities wanted: minors and UUIDs only, anything else needs every G
   oci::Spec k8s = devices;
   k8s.env = {"NVIDIA_VISIBLE_DEVICES=GPU-00000001-aaaa-bbbb-cccc-dddddddddddd"};
   k8s.annotations["cdi.k8s.io/nvidia-device-plugin_x"] = "nvidia.com/gpu=gpu-00000003-AAAA-bbbb-cccc-dddddddddddd";
-  w = identities_wanted(k8s);
+  w = identities_wanted(k8s, every_device_form());
   REQUIRE(w);
   CHECK(w->minors == std::vector<unsigned>{2});
   CHECK(w->uuids == std::vector<std::string>{"GPU-00000001-aaaa-bbbb-cccc-dddddddddddd",
                                              "gpu-00000003-AAAA-bbbb-cccc-dddddddddddd"});
-  CHECK(identities_wanted(with_env("NVIDIA_VISIBLE_DEVICES=void")) == std::nullopt);  // nothing named
+  CHECK(identities_wanted(with_env("NVIDIA_VISIBLE_DEVICES=void"), every_device_form()) == std::nullopt);  // nothing named
   oci::Spec plain;
-  CHECK(identities_wanted(plain) == std::nullopt);
+  CHECK(identities_wanted(plain, every_device_form()) == std::nullopt);
   for (const char* every : {"all", "0", "1,GPU-00000001-aaaa-bbbb-cccc-dddddddddddd", "0035:03:00.0", "0:1",
                             "MIG-0b6e2b9a-5c4f-5a1e-9d3c-000000000000"}) {
     CAPTURE(every);
     oci::Spec s = with_env(std::string("NVIDIA_VISIBLE_DEVICES=") + every);
     s.devices = devices.devices;
-    CHECK(identities_wanted(s) == std::nullopt);
+    CHECK(identities_wanted(s, every_device_form()) == std::nullopt);
   }
   oci::Spec legacy = with_env("CUDA_VERSION=12.4");  // the legacy CUDA image: all GPUs
-  CHECK(identities_wanted(legacy) == std::nullopt);
+  CHECK(identities_wanted(legacy, every_device_form()) == std::nullopt);
   oci::Spec mount;
   mount.mounts = {{"/var/run/nvidia-container-devices/GPU-00000000-aaaa-bbbb-cccc-dddddddddddd", "/dev/null"}};
-  w = identities_wanted(mount);
+  w = identities_wanted(mount, every_device_form());
   REQUIRE(w);
   CHECK(w->uuids.size() == 1);
 }
@@ -204,5 +204,5 @@ TEST_CASE("identities wanted are found only when every minor and UUID is among t
   // Whatever is found, resolve maps it to the same GPU as with every GPU read.
   oci::Spec s;
   s.devices = {{"/dev/nvidia1", "c", 195, 1}};
-  CHECK(resolve_gpu_request(s, read).gpus == resolve_gpu_request(s, four_gpus()).gpus);
+  CHECK(resolve_gpu_request(s, read, every_device_form()).gpus == resolve_gpu_request(s, four_gpus(), every_device_form()).gpus);
 }

@@ -46,7 +46,7 @@ oci::Spec visible(const std::string& v) {
 }  // namespace
 
 TEST_CASE("MIG references are recorded - <gpu>:<mig> keeps its parent without the cache, MIG-<uuid> stays unresolved") {
-  auto req = resolve_gpu_request(visible("1:0, MIG-dddddddd-0000-4000-8000-000000000031,2"), gb200());
+  auto req = resolve_gpu_request(visible("1:0, MIG-dddddddd-0000-4000-8000-000000000031,2"), gb200(), every_device_form());
   CHECK(req.gpus == std::vector<size_t>{1, 2});
   CHECK(req.mig_references == std::vector<std::string>{"1:0", "MIG-dddddddd-0000-4000-8000-000000000031"});
   CHECK(req.unresolved == std::vector<std::string>{"MIG-dddddddd-0000-4000-8000-000000000031"});
@@ -90,23 +90,23 @@ TEST_CASE("which instances a container gets: those it names, or all when it gets
     for (const auto& m : v) n.push_back(m.memory_node.value_or(-1));
     return n;
   };
-  auto only_one = resolve_gpu_request(visible("3:1"), inv);
+  auto only_one = resolve_gpu_request(visible("3:1"), inv, every_device_form());
   auto r1 = resolve_mig_references(only_one.mig_references, inv, cache);
   CHECK(nodes(mig_instances_for(3, inv, cache, only_one, r1)) == std::vector<int>{35});
 
-  auto whole = resolve_gpu_request(visible("3,3:1"), inv);
+  auto whole = resolve_gpu_request(visible("3,3:1"), inv, every_device_form());
   auto r2 = resolve_mig_references(whole.mig_references, inv, cache);
   CHECK(nodes(mig_instances_for(3, inv, cache, whole, r2)) == std::vector<int>{34, 35});
 
   oci::Spec device_only;
   device_only.devices.push_back({"/dev/nvidia1", "c", 195, 1});
-  auto dev = resolve_gpu_request(device_only, inv);
+  auto dev = resolve_gpu_request(device_only, inv, every_device_form());
   CHECK(nodes(mig_instances_for(1, inv, cache, dev, {})) == std::vector<int>{18, 19});
 
   // The device node and the MIG device, as the toolkit gives a MIG container: that instance only.
   oci::Spec mig_container = visible("MIG-dddddddd-0000-4000-8000-000000000011");
   mig_container.devices.push_back({"/dev/nvidia1", "c", 195, 1});
-  auto mc = resolve_gpu_request(mig_container, inv);
+  auto mc = resolve_gpu_request(mig_container, inv, every_device_form());
   auto r3 = resolve_mig_references(mc.mig_references, inv, cache);
   CHECK(nodes(mig_instances_for(1, inv, cache, mc, r3)) == std::vector<int>{19});
 

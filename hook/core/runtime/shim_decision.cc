@@ -37,13 +37,15 @@ bool shows_anything_nvidia(const oci::Spec& spec) {
 
 }  // namespace
 
-ShimDecision decide_shim_registration(std::string_view config_json, std::string_view next_runtime) {
+ShimDecision decide_shim_registration(std::string_view config_json, std::string_view next_runtime,
+                                      std::string_view next_hook) {
   ShimDecision d;
   const bool nvidia = is_nvidia_container_runtime(next_runtime);
   if (!adds_nothing_to_spec(next_runtime) && !nvidia) return d;
   try {
     const oci::Spec spec = oci::parse_spec(config_json);
-    d.register_hook = may_request_gpus(spec) || (nvidia && shows_anything_nvidia(spec));
+    const DeviceForms forms = device_forms(spec, visible_devices_reader(spec, next_hook), std::nullopt);
+    d.register_hook = may_request_gpus(spec, forms) || (nvidia && shows_anything_nvidia(spec));
     d.names = container_names(spec.annotations, spec.annotations);
   } catch (const std::exception&) {
     d.register_hook = true;

@@ -11,7 +11,8 @@ TEST_CASE("status: each GPU container without the hook is a reason the node is n
   f.read = true;
   f.running = 3;
   f.scan = unprotected_gpu_containers(
-      {{"a", "runc", "/run/runc", R"({"process":{"env":["NVIDIA_VISIBLE_DEVICES=0"]}})"},
+      {{"a", "runc", "/run/runc",
+        R"({"process":{"env":["NVIDIA_VISIBLE_DEVICES=0"]},"hooks":{"prestart":[{"path":"/usr/bin/nvidia-container-runtime-hook"}]}})"},
        {"b", "crun", "/run/crun", R"({"linux":{"devices":[{"path":"/dev/nvidia1","type":"c","major":195,"minor":1}]}})"},
        {"c", "runc", "/run/runc", R"({"process":{"env":["PATH=/bin"]}})"}});
   StatusVerdict v;

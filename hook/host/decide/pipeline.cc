@@ -9,6 +9,7 @@
 #include "gpu/mig_devices.h"
 #include "host/cgroup/cgroup_locator.h"
 #include "host/cgroup/cpuset_tree.h"
+#include "host/decide/device_forms_reader.h"
 #include "host/driver/cuda_requirement_reader.h"
 #include "host/driver/driver_reader.h"
 #include "host/driver/identity_cache_reader.h"
@@ -40,9 +41,12 @@ CpusetLocation locate_from_spec(const oci::Spec& spec, const HostFs& fs) {
 Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, NvmlOnce& nvml_once,
                          EvaluationDetail detail) {
   Evaluation ev;
-  if (!may_request_gpus(spec)) {
+  const DeviceForms forms = read_device_forms(fs, spec, config.next_hook);
+  if (!may_request_gpus(spec, forms)) {
     ev.decision.action = Action::allow;
     ev.decision.message = "no GPU requested (fast path)";
+    // A variable that names GPUs nobody gives: say why it was not counted.
+    if (may_request_gpus(spec, every_device_form())) ev.decision.message += " (" + forms.why + ")";
     return ev;
   }
   ev.gpu_requested = true;
@@ -62,9 +66,9 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   GpuDirectory gpus(fs);
   if (detail == EvaluationDetail::decision && gpus.dir) gpus.identities = load_identity_cache(fs);
   const std::optional<IdentitiesWanted> wanted =
-      detail == EvaluationDetail::decision ? identities_wanted(spec) : std::nullopt;
+      detail == EvaluationDetail::decision ? identities_wanted(spec, forms) : std::nullopt;
   Inventory inv = read_gpu_identities(gpus, wanted ? &*wanted : nullptr);
-  GpuRequest req = resolve_gpu_request(spec, inv);
+  GpuRequest req = resolve_gpu_request(spec, inv, forms);
   // The NVML cache, read at most once and only for MIG (docs/platforms/mig.md): MIG references to resolve,
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
   std::optional<NvmlCacheLoad>& nvml = nvml_once.load;
@@ -164,7 +168,8 @@ void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& 
   if (gpus.empty() && ev.memory_mode.mode == MemoryMode::driver) {
     // CDMM stops before the GPUs are mapped; the requirement still concerns the container's GPUs.
     Inventory inv = read_gpu_identities(GpuDirectory(fs));
-    for (size_t i : resolve_gpu_request(spec, inv).gpus) gpus.push_back(inv.gpus[i]);
+    for (size_t i : resolve_gpu_request(spec, inv, read_device_forms(fs, spec, config.next_hook)).gpus)
+      gpus.push_back(inv.gpus[i]);
   }
   if (gpus.empty()) return;
   ev.requirement = check_cuda_requirement(fs, image, gpus, [&]() -> const NvmlCacheLoad& { return nvml.get(); });

@@ -15,7 +15,7 @@
 namespace gnh {
 
 BundleRegistration register_hook_in_bundle(const std::string& bundle, const std::string& hook_path,
-                                           const std::string& next_runtime) {
+                                           const std::string& next_runtime, const std::string& next_hook) {
   const std::string file = bundle + "/config.json";
   // An engine writes config.json as a regular file; a link could make us read and replace a file
   // elsewhere (the rename would also turn the link into a file). Refuse before reading anything.
@@ -30,7 +30,7 @@ BundleRegistration register_hook_in_bundle(const std::string& bundle, const std:
     fail(std::string(e.what()), e.error_number());
   }
   if (!text) fail(file + ": no such file", ENOENT);
-  if (ShimDecision d = decide_shim_registration(*text, next_runtime); !d.register_hook)
+  if (ShimDecision d = decide_shim_registration(*text, next_runtime, next_hook); !d.register_hook)
     return {BundleRegistration::not_needed, d.names};
   Registration r;
   try {

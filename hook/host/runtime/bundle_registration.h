@@ -19,8 +19,8 @@ struct BundleRegistration {
   ContainerNames names;  // for not_needed: who the container is, for the log line
 };
 
-// next_runtime: the path the shim execs next. Failure naming the file.
+// next_runtime: the path the shim execs next; next_hook: our [chain] next-hook. Failure naming the file.
 BundleRegistration register_hook_in_bundle(const std::string& bundle, const std::string& hook_path,
-                                           const std::string& next_runtime);
+                                           const std::string& next_runtime, const std::string& next_hook);
 
 }  // namespace gnh

@@ -1,5 +1,7 @@
 #include "host/runtime/runtime_update.h"
 
+#include "host/decide/device_forms_reader.h"
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -51,9 +53,10 @@ RunningContainer read_container_at(const HostFs& fs, const std::string& cpuset_d
 
   oci::Spec spec = read_bundle_spec(fs, bundle);
   c.gpus = "-";
-  if (!may_request_gpus(spec)) return c;
+  const DeviceForms forms = read_device_forms(fs, spec, cfg.next_hook);
+  if (!may_request_gpus(spec, forms)) return c;
   Inventory inv = read_inventory(fs, cfg.overrides);
-  GpuRequest req = resolve_gpu_request(spec, inv);
+  GpuRequest req = resolve_gpu_request(spec, inv, forms);
   std::string label;
   for (size_t i : req.gpus) {
     const Gpu& g = inv.gpus[i];
