@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # tests/crio/run-crio-tests.sh: CRI-O running our registrations (sourced by crio-cases.sh with crio
 # up, pod $SB on the default handler, crio-runtime and crio-nri installed). First each path alone
-# (runtime handler, NRI plugin), then hooks.d installed into the running CRI-O and its cases, then
-# hooks.d together with each of the others: the hook must run once per container, or harmlessly twice.
+# (runtime handler, NRI plugin), NVIDIA's own NRI plugin beside ours (crio-cases-nvidia.sh), then
+# hooks.d installed into the running CRI-O and its cases, then hooks.d together with each of the
+# others: the hook must run once per container, or harmlessly twice.
 start_plugin() {
     "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/gnh.toml" >>"$TMP/plugin.log" 2>&1 &
     echo $! >"$TMP/plugin.pid"
@@ -53,6 +54,9 @@ HANDED=$(hooks_of "$(config_of "$C3")")
     decisions "$C3" | grep -q "stage=createRuntime action=allow .*required=0 " &&
     pass "runtime handler gpu-numa with the NRI plugin: the shim saw the plugin's hook (handed on $HANDED, none added); the hook ran once" ||
     fail "runtime handler + NRI plugin" "create rc $RC ($C3) start rc $RC2 ($OUT) hooks handed on: $HANDED log: $(decisions "$C3" | one_line)"
+
+# NVIDIA's own NRI plugin beside ours (still connected, at 99), on pods of the default handler
+. "$SCRIPT_DIR/crio-cases-nvidia.sh"
 stop_pidfile "$TMP/plugin.pid"
 
 # 4. hooks.d installed into the running CRI-O, in the directory OpenShift's hooks_dir names
@@ -134,8 +138,8 @@ stop_pidfile "$TMP/plugin.pid"
 
 # teardown as kubelet does it
 ok=1
-for c in "$C0" "$C1" "$C2" "$C3" "$C4" "$C5" "$C6" "${C7:-}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null || ok=0; done
-for s in "$SB" "$SB2"; do cri stop-sandbox "$s" >/dev/null && cri remove-sandbox "$s" >/dev/null || ok=0; done
+for c in "$C0" "$C1" "$C2" "$C3" "$C4" "$C5" "$C6" "${C7:-}" "${NV_CTRS[@]}"; do [ -n "$c" ] || continue; cri stop "$c" >/dev/null; cri remove "$c" >/dev/null || ok=0; done
+for s in "$SB" "$SB2" "${NV_SBS[@]}"; do cri stop-sandbox "$s" >/dev/null && cri remove-sandbox "$s" >/dev/null || ok=0; done
 [ "$ok" = 1 ] && pass "StopContainer/RemoveContainer/StopPodSandbox/RemovePodSandbox on CRI-O" || fail "teardown" "a stop/remove call failed"
 stop_pidfile "$TMP/crio.pid"
 OUT=$("$HOOK" install --runtime crio --runtime-config "$HOOKS_D" --uninstall 2>&1) || fail "install --runtime crio --uninstall" "$(echo "$OUT" | one_line)"

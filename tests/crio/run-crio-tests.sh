@@ -4,8 +4,9 @@
 # cri_client.py): what `gpu-numa-hook install --runtime crio|crio-runtime|crio-nri` writes, judged by
 # `crio config`, and then run by CRI-O itself: the hooks.d hook on GPU containers (allow, patch,
 # refusal in the CRI error), a container without GPUs, the shim as runtime handler gpu-numa, the
-# NRI plugin on CRI-O's NRI socket, and what happens when two of them meet one container; at the
-# end every install undone, byte for byte. One crio for the whole suite, in a private mount
+# NRI plugin on CRI-O's NRI socket, NVIDIA's own NRI plugin (nvidia-ctk-installer 1.20.0) beside it
+# with CRI-O's CDI, and what happens when two of them meet one container; at the end every install
+# undone, byte for byte. One crio for the whole suite, in a private mount
 # namespace with the fake NVIDIA driver and an /etc overlay (tests/engine/lib.sh); stopped by pid.
 # Without ../shared/tools/cri-o (a user's clone) the suite is skipped loudly (exit 77, ctest's
 # SKIP_RETURN_CODE); under CI=true that is a failure.
@@ -22,6 +23,7 @@ TALLY_NAME="cri-o"
 CGP=/gnh-crio-$RUNID
 . "$SCRIPT_DIR/crio-env.sh"
 cleanup() {
+    stop_pidfile "$TMP/nvidia.pid"
     stop_pidfile "$TMP/plugin.pid"
     stop_pidfile "$TMP/crio.pid"
     crio_kill_leftovers
@@ -47,6 +49,12 @@ if [ -z "${GNH_TMP:-}" ]; then
         *) fail "CRI-O tool" "$(echo "$OUT" | one_line)"; finish ;;
     esac
     echo "$OUT" | tail -n2 >"$TMP/tool"
+    # NVIDIA's own NRI plugin for crio-cases-nvidia.sh (nvidia-ctk-installer 1.20.0 and the artifacts
+    # it installs, from shared/tools), unpacked into this suite's cache (the containerd suites' one
+    # rebuilds its artifacts tree at every fetch); judged inside, where the cases are counted
+    NRI_PARTS_DIR=${GNH_CRIO_CACHE:-/var/cache/gpu-numa-hook-crio}/nvidia \
+        "$REPO/tests/nri/fetch-nvidia-installer.sh" >"$TMP/nvidia-parts" 2>"$TMP/nvidia-fetch.err"
+    echo $? >"$TMP/nvidia-fetch.rc"
     make_rootfs
     make_driver online0 0 online
     mkdir -p "$TMP/bin" "$TMP/rec"
