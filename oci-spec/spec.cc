@@ -52,6 +52,9 @@ void refuse_misread(std::string_view text) {
 constexpr size_t kEnvMember = 1;      // {"process", "env"}
 constexpr size_t kMountsMember = 2;   // {"mounts"}
 constexpr size_t kDevicesMember = 6;  // {"linux", "devices"}
+constexpr size_t kBoundingMember = 11;  // {"process", "capabilities", "bounding"}
+constexpr size_t kFirstHookStage = 13;  // {"hooks", "prestart"}, then createRuntime, createContainer
+constexpr const char* kHookStages[] = {"prestart", "createRuntime", "createContainer"};
 
 // A located string member as nlohmann would give it, where that needs no decoding: "" for an
 // absent or null member (opt_string's value_or("")), the text between the quotes for a string
@@ -126,8 +129,9 @@ std::optional<std::vector<LinuxDevice>> plain_devices(std::string_view array_tex
   });
 }
 
-// process.env read from the text: every element a string without escapes, else nullopt.
-std::optional<std::vector<std::string>> plain_env(std::string_view array_text) {
+// An array of strings read from the text (process.env, a hook's args, the bounding set): every
+// element a string without escapes, else nullopt.
+std::optional<std::vector<std::string>> plain_strings(std::string_view array_text) {
   std::optional<std::vector<std::string_view>> elements = string_elements(array_text);
   if (!elements) return std::nullopt;
   std::vector<std::string> env;
@@ -138,6 +142,24 @@ std::optional<std::vector<std::string>> plain_env(std::string_view array_text) {
     env.push_back(std::move(*s));
   }
   return env;
+}
+
+// hooks.<stage>[*].path and .args read from the text, as plain_mounts: Docker's network hook is in
+// every container's spec, and building it as nlohmann values cost the fast path 10% more
+// instructions. nullopt: nlohmann's word is needed.
+std::optional<std::vector<Hook>> plain_hooks(std::string_view array_text, const char* stage) {
+  static const std::vector<MemberPath> members = {{"path"}, {"args"}};
+  return plain_objects<Hook>(array_text, members, [&](const LocatedMembers& m) -> std::optional<Hook> {
+    std::optional<std::string> path = plain_string(m.values[0]);
+    if (!path) return std::nullopt;
+    std::vector<std::string> args;
+    if (m.values[1] && *m.values[1] != "null") {
+      std::optional<std::vector<std::string>> a = plain_strings(*m.values[1]);
+      if (!a) return std::nullopt;
+      args = std::move(*a);
+    }
+    return Hook{stage, std::move(*path), std::move(args)};
+  });
 }
 
 bool is_parent(const std::vector<MemberPath>& paths, size_t k) {
@@ -170,7 +192,7 @@ Spec spec_from(const json& j) {
       s.bounding_capabilities = string_array(*caps, "bounding", "process.capabilities.");
   }
   if (const json* hooks = opt_object(j, "hooks", "")) {
-    for (const char* stage : {"prestart", "createRuntime", "createContainer"}) {
+    for (const char* stage : kHookStages) {
       const json* list = opt_array(*hooks, stage, "hooks.");
       if (!list) continue;
       for (size_t i = 0; i < list->size(); ++i) {
@@ -279,15 +301,32 @@ Spec parse_spec(std::string_view text) {
     else check_members = true;
   }
   if (check_members) refuse_misread(text);
-  std::optional<std::vector<std::string>> env;
+  std::optional<std::vector<std::string>> env, bounding;
   if (auto& e = found->values[kEnvMember]) {
-    env = plain_env(*e);
+    env = plain_strings(*e);
     if (env) e.reset();
   }
+  if (auto& b = found->values[kBoundingMember]) {
+    bounding = plain_strings(*b);
+    if (bounding) b.reset();
+  }
+  // Each stage's hooks from the text, or every stage from the document (they keep their order).
+  std::optional<std::vector<Hook>> hooks = std::vector<Hook>();
+  for (size_t k = 0; k < 3 && hooks; ++k)
+    if (const auto& h = found->values[kFirstHookStage + k]) {
+      std::optional<std::vector<Hook>> stage = plain_hooks(*h, kHookStages[k]);
+      if (stage) hooks->insert(hooks->end(), stage->begin(), stage->end());
+      else hooks.reset();
+    }
+  if (hooks)
+    for (size_t k = 0; k < 3; ++k) found->values[kFirstHookStage + k].reset();
+  else if (!check_members) refuse_misread(text);
   Spec s = spec_from(document_of(*found));
   if (mounts) s.mounts = std::move(*mounts);
   if (devices) s.devices = std::move(*devices);
   if (env) s.env = std::move(*env);
+  if (bounding) s.bounding_capabilities = std::move(*bounding);
+  if (hooks) s.hooks = std::move(*hooks);
   check_devices(s);
   return s;
 }
