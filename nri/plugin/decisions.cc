@@ -1,5 +1,6 @@
 #include "plugin/decisions.h"
 
+#include "base/text.h"
 #include "gpu/cdi_device_name.h"
 #include "gpu/gpu_request.h"
 
@@ -39,9 +40,7 @@ namespace {
 // /usr/bin/gpu-numa-hook while the plugin's copy lives elsewhere).
 bool has_ours(const google::protobuf::RepeatedPtrField<api::Hook>& hooks, const HookSettings& hook) {
   for (const api::Hook& h : hooks) {
-    const std::string& p = h.path();
-    const size_t slash = p.rfind('/');
-    if (p == hook.path || (slash == std::string::npos ? p : p.substr(slash + 1)) == "gpu-numa-hook") return true;
+    if (h.path() == hook.path || base_name(h.path()) == "gpu-numa-hook") return true;
   }
   return false;
 }

@@ -13,6 +13,11 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view base_name(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 std::string one_line(std::string_view s) {
   std::string out;
   for (char c : s) {

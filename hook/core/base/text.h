@@ -13,6 +13,10 @@ std::string_view trim(std::string_view s);
 // newlines and tabs become spaces, other control bytes "\xNN".
 std::string one_line(std::string_view s);
 
+// What follows a path's last '/': a program's name ("/usr/bin/runc" -> "runc"), the whole text
+// where there is none.
+std::string_view base_name(std::string_view path);
+
 // Every byte 0x20-0x7e or a tab: what a TOML comment may hold without a closer look.
 bool printable_ascii_or_tab(std::string_view s);
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "gpu/gpu_request.h"
 #include "spec.h"
 
@@ -14,9 +15,7 @@ constexpr const char* kStages[] = {"prestart", "createRuntime", "createContainer
 
 bool is_our_program(const nlohmann::json& v) {
   if (!v.is_string()) return false;
-  const std::string& s = v.get_ref<const std::string&>();
-  size_t slash = s.rfind('/');
-  return (slash == std::string::npos ? s : s.substr(slash + 1)) == kOurProgram;
+  return base_name(v.get_ref<const std::string&>()) == kOurProgram;
 }
 
 bool is_our_entry(const nlohmann::json& e) {

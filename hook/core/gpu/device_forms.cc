@@ -2,17 +2,13 @@
 
 #include <algorithm>
 
+#include "base/text.h"
 #include "base/toml_guard.h"
 #include "gpu/gpu_request.h"
 
 namespace gnh {
 
 namespace {
-
-std::string_view base_name(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // NVIDIA's own test (internal/modifier/hook_remover.go): the program's name.
 bool is_nvidia_legacy_hook(std::string_view path) {

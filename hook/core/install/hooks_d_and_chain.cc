@@ -2,6 +2,7 @@
 #include <toml++/toml.h>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "install/config_edit.h"
 #include "install/toml_text.h"
 
@@ -34,8 +35,7 @@ std::string set_chain_next_hook(std::string_view text, const std::string& next_h
 }
 
 bool is_nvidia_runtime(std::string_view name, std::string_view binary) {
-  std::string_view base = binary.substr(binary.rfind('/') == std::string_view::npos ? 0 : binary.rfind('/') + 1);
-  return name.rfind("nvidia", 0) == 0 || base.rfind("nvidia-container-runtime", 0) == 0;
+  return name.rfind("nvidia", 0) == 0 || base_name(binary).rfind("nvidia-container-runtime", 0) == 0;
 }
 
 std::string set_runtime_next(std::string_view text, const std::vector<std::string>& next) {

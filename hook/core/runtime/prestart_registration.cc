@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/text.h"
 #include "json_scan.h"
 #include "member_check.h"
 #include "runtime/json_object.h"
@@ -11,17 +12,12 @@ namespace gnh {
 
 namespace {
 
-std::string basename_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 bool is_ours(const nlohmann::ordered_json& entry, const std::string& our_path) {
   if (!entry.is_object()) return false;
   auto p = entry.find("path");
   if (p == entry.end() || !p->is_string()) return false;
   const std::string path = p->get<std::string>();
-  return path == our_path || basename_of(path) == "gpu-numa-hook";
+  return path == our_path || base_name(path) == "gpu-numa-hook";
 }
 
 }  // namespace

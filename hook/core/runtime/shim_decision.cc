@@ -1,5 +1,6 @@
 #include "runtime/shim_decision.h"
 
+#include "base/text.h"
 #include "gpu/gpu_request.h"
 #include "spec.h"
 
@@ -7,19 +8,14 @@ namespace gnh {
 
 namespace {
 
-std::string_view program_name(std::string_view runtime) {
-  const size_t slash = runtime.rfind('/');
-  return slash == std::string_view::npos ? runtime : runtime.substr(slash + 1);
-}
-
 // Runtimes that run the spec as written.
 bool adds_nothing_to_spec(std::string_view runtime) {
-  const std::string_view name = program_name(runtime);
+  const std::string_view name = base_name(runtime);
   return name == "runc" || name == "crun";
 }
 
 // nvidia-container-runtime in each mode (.cdi, .legacy).
-bool is_nvidia_container_runtime(std::string_view runtime) { return program_name(runtime).rfind("nvidia-container-runtime", 0) == 0; }
+bool is_nvidia_container_runtime(std::string_view runtime) { return base_name(runtime).rfind("nvidia-container-runtime", 0) == 0; }
 
 // Whether config.json carries anything NVIDIA's runtime turns into a GPU in some mode or
 // configuration: its variables (NVIDIA_VISIBLE_DEVICES, the legacy CUDA image's CUDA_VERSION, the
