@@ -103,6 +103,21 @@ else
 	fail "the rendered policy's outcomes differ from the expected ones (above)"
 fi
 
+# The GPU forms table (the rows with `gpu`, whose NRI side check-gpu-forms.sh judges): the policy
+# annotates exactly its GPU forms, whatever the expected lines above say.
+forms=$(python3 -c 'import sys, yaml
+for c in yaml.safe_load(open(sys.argv[1])):
+    if "gpu" in c: print(c["case"], str(c["gpu"]).lower())' "$here/admission/pods.yaml")
+nform=0
+while read -r case gpu; do
+	nform=$((nform + 1))
+	got=$(awk -v c="$case" '$1 == c { print $2 }' <<<"$out")
+	want=$([ "$gpu" = true ] && echo annotated || echo untouched)
+	[ "$got" = "$want" ] || fail "GPU forms table: $case (gpu: $gpu) came out ${got:-missing}, not $want"
+done <<<"$forms"
+[ "$nform" -gt 10 ] && echo "PASS: the GPU forms table's $nform rows: each gpu: true pod annotated, each gpu: false pod untouched" ||
+	fail "the GPU forms table has $nform rows"
+
 # Canary: a policy that misses MIG devices must fail the comparison, on the MIG cases.
 sed "s|r.startsWith('nvidia.com/gpu') \|\| r.startsWith('nvidia.com/mig-')|r.startsWith('nvidia.com/gpu')|" \
 	"$tmp/rendered.yaml" >"$tmp/no-mig.yaml"

@@ -9,11 +9,12 @@
 // MutatingAdmissionPolicyBinding and Namespaces are loaded, strictly (an unknown field fails),
 // the DaemonSets serve as pod templates. PODS.yaml is a list of cases:
 //
-//	- case: NAME
-//	  pod: {a v1 Pod; metadata.namespace names its namespace}
-//	  # or, instead of pod: the pod of a DaemonSet in RENDERED.yaml, in that DaemonSet's namespace
-//	  daemonSet: NAME
-//	  namespaceLabels: {extra labels of the pod's namespace, when it is not in RENDERED.yaml}
+//   - case: NAME
+//     pod: {a v1 Pod; metadata.namespace names its namespace}
+//     # or, instead of pod: the pod of a DaemonSet in RENDERED.yaml, in that DaemonSet's namespace
+//     daemonSet: NAME
+//     namespaceLabels: {extra labels of the pod's namespace, when it is not in RENDERED.yaml}
+//     gpu: true|false, nri: [...]   # the GPU forms table's columns, not read here
 //
 // Output, one line per case, in the table's order:
 //
@@ -93,6 +94,10 @@ type podCase struct {
 	Pod             *corev1.Pod       `json:"pod,omitempty"`
 	DaemonSet       string            `json:"daemonSet,omitempty"`
 	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
+	// The GPU forms table's columns (pods.yaml says what they are), read by the shell checks and
+	// tests/k8s/check-gpu-forms.sh, not here.
+	GPU *bool         `json:"gpu,omitempty"`
+	NRI []interface{} `json:"nri,omitempty"`
 }
 
 type rendered struct {
