@@ -34,6 +34,12 @@ bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Containe
   return names && names_nvidia_gpu_cdi_device(*names);
 }
 
+bool cri_cdi_devices_give_gpu(const api::Container& c) {
+  for (const api::CDIDevice& d : c.cdi_devices())
+    if (names_nvidia_gpu_cdi_device(d.name())) return true;
+  return false;
+}
+
 namespace {
 
 // Ours by path, or by the program's name under another path (a hooks.d file naming
@@ -54,7 +60,9 @@ std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c,
   // config.json, where containerd has put them.
   // Every form counts here: NVIDIA's runtime adds its legacy hook, which reads NVIDIA_VISIBLE_DEVICES,
   // after NRI; the hook itself then counts what config.json shows it (gpu/device_forms.h).
-  if (!may_request_gpus(spec_of(c), every_device_form()) && !nvidia_nri_plugin_gives_gpu(pod, c)) return std::nullopt;
+  if (!may_request_gpus(spec_of(c), every_device_form()) && !nvidia_nri_plugin_gives_gpu(pod, c) &&
+      !cri_cdi_devices_give_gpu(c))
+    return std::nullopt;
   // Ours already there: another plugin, a restart, or the runtime's hooks.d (CRI-O hands plugins
   // the container with its hooks.d hooks in it, a `prestart` entry placed at createRuntime by CRI-O
   // 1.37, at prestart by others): both run the same check at the same point, and a second would
@@ -77,7 +85,8 @@ std::optional<std::string> created_without_hook(const api::PodSandbox& pod, cons
                                                 const HookSettings& hook) {
   const oci::Spec spec = spec_of(c);
   const bool nvidia_nri = nvidia_nri_plugin_gives_gpu(pod, c);
-  if (!may_request_gpus(spec, every_device_form()) && !nvidia_nri) return std::nullopt;
+  const bool cri_cdi = cri_cdi_devices_give_gpu(c);
+  if (!may_request_gpus(spec, every_device_form()) && !nvidia_nri && !cri_cdi) return std::nullopt;
   if (c.has_hooks()) {
     const api::Hooks& h = c.hooks();
     for (const auto* stage : {&h.prestart(), &h.create_runtime(), &h.create_container(), &h.start_container()})
@@ -86,6 +95,7 @@ std::optional<std::string> created_without_hook(const api::PodSandbox& pod, cons
   std::string from;
   for (const std::string& s : resolve_gpu_request(spec, Inventory{}, every_device_form()).sources) from += (from.empty() ? "" : ",") + s;
   if (nvidia_nri) from += std::string(from.empty() ? "" : ",") + kNvidiaNriCdiAnnotation;
+  if (cri_cdi) from += std::string(from.empty() ? "" : ",") + "CDI_devices";
   return from;
 }
 

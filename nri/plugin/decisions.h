@@ -42,8 +42,13 @@ constexpr const char* kNvidiaNriCdiAnnotation = "nvidia.cdi.k8s.io";
 // That annotation, as NVIDIA's plugin reads it for this container, names an NVIDIA GPU's CDI device.
 bool nvidia_nri_plugin_gives_gpu(const api::PodSandbox& pod, const api::Container& c);
 
-// The adjustment for a container that may get GPUs (may_request_gpus, the hook's own fast test, or
-// NVIDIA's NRI annotation); nullopt for one that cannot, or that already has this hook at createRuntime.
+// The CRI request names an NVIDIA GPU's CDI device (Container.CDI_devices, NRI 0.12), which the
+// runtime resolves into linux.devices only after the plugins answered.
+bool cri_cdi_devices_give_gpu(const api::Container& c);
+
+// The adjustment for a container that may get GPUs (may_request_gpus, the hook's own fast test,
+// NVIDIA's NRI annotation, or the CRI request's CDI devices); nullopt for one that cannot, or that
+// already has this hook at createRuntime.
 std::optional<api::ContainerAdjustment> hook_adjustment(const api::Container& c, const api::PodSandbox& pod,
                                                         const HookSettings& hook);
 

@@ -142,6 +142,27 @@ TEST_CASE("hook adjustment: NVIDIA's NRI annotation on the pod, each scope, as N
   }
 }
 
+TEST_CASE("hook adjustment: the CRI request's CDI devices (NRI 0.12), NVIDIA's GPU classes only") {
+  HookSettings hook;
+  api::PodSandbox pod;
+  for (const char* name : {"nvidia.com/gpu=0", "nvidia.com/gpu=all", "k8s.device-plugin.nvidia.com/gpu=GPU-4b1c2d3e",
+                           "nvidia.com/gpu=MIG-5d2c8e1a-0f3b-4c7d-9e61-a3b4c5d6e7f8"}) {
+    CAPTURE(name);
+    api::Container c;
+    c.add_cdi_devices()->set_name(name);
+    CHECK(cri_cdi_devices_give_gpu(c));
+    CHECK(hook_adjustment(c, pod, hook));
+    CHECK(created_without_hook(pod, c, hook) == std::optional<std::string>("CDI_devices"));
+  }
+  for (const char* name : {"nvidia.com/imex-channel=0", "vendor.example.com/fpga=0", "nvidia.com/gdrcopy=all"}) {
+    CAPTURE(name);
+    api::Container c;
+    c.add_cdi_devices()->set_name(name);
+    CHECK_FALSE(cri_cdi_devices_give_gpu(c));
+    CHECK_FALSE(hook_adjustment(c, pod, hook));
+  }
+}
+
 TEST_CASE("created without hook: a GPU another plugin added after ours answered, and the containers it leaves alone") {
   HookSettings hook;
   hook.path = "/opt/gpu-numa/gpu-numa-hook";

@@ -3,8 +3,8 @@
 // (plugin/decisions.h, hook_adjustment) adds the hook to, one line each:
 //   CASE VIEW CONTAINER,CONTAINER|-
 // The pod's annotations are the case's pod's (NVIDIA's NRI plugin reads its own there); each
-// container is built as the runtime shows it to NRI from the view's env, annotations, mounts and
-// devices. Exit 1 on a table that does not read.
+// container is built as the runtime shows it to NRI from the view's env, annotations, mounts,
+// devices and CDI devices. Exit 1 on a table that does not read.
 #include <iostream>
 #include <string>
 
@@ -28,6 +28,7 @@ api::Container container_of(const json& view) {
     mount->set_destination(m.at("destination").get<std::string>());
     mount->set_source(m.value("source", ""));
   }
+  for (const auto& d : view.value("cdiDevices", json::array())) c.add_cdi_devices()->set_name(d.get<std::string>());
   for (const auto& d : view.value("devices", json::array())) {
     api::LinuxDevice* dev = c.mutable_linux()->add_devices();
     dev->set_path(d.at("path").get<std::string>());
