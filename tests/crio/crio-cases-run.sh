@@ -3,7 +3,8 @@
 # up, pod $SB on the default handler, crio-runtime and crio-nri installed). First each path alone
 # (runtime handler, NRI plugin), NVIDIA's own NRI plugin beside ours (crio-cases-nvidia.sh), then
 # hooks.d installed into the running CRI-O and its cases, then hooks.d together with each of the
-# others: the hook must run once per container, or harmlessly twice.
+# others: the hook must run once per container, or harmlessly twice; last, hooks.d with NVIDIA's
+# runtime as a runtime handler (crio-cases-nvidia-runtime.sh).
 start_plugin() {
     "$PLUGIN" --socket "$NRI_SOCK" --hook "$HOOK" --config "$TMP/cfg/gnh.toml" >>"$TMP/plugin.log" 2>&1 &
     echo $! >"$TMP/plugin.pid"
@@ -135,6 +136,10 @@ if wait_for "$LOG" "stage=nri-connect action=connected" $((n_conn + 1)); then
         fail "hooks.d with the NRI plugin" "create rc $RC ($C7) start rc $RC2 ($OUT) hooks $BH plugin injected $INJ time(s); log: $(grep "container=$C7" "$LOG" | one_line)"
 else fail "plugin reconnects" "log: $(grep nri-connect "$LOG" | tail -2 | one_line)"; fi
 stop_pidfile "$TMP/plugin.pid"
+
+# CRI-O with NVIDIA's runtime as handler nvidia (nvidia-ctk's drop-in, crio restarted), hooks.d's
+# hook in the spec before NVIDIA's runtime edits it; its pod is torn down there
+. "$SCRIPT_DIR/crio-cases-nvidia-runtime.sh"
 
 # teardown as kubelet does it
 ok=1

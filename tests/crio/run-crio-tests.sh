@@ -5,8 +5,10 @@
 # `crio config`, and then run by CRI-O itself: the hooks.d hook on GPU containers (allow, patch,
 # refusal in the CRI error), a container without GPUs, the shim as runtime handler gpu-numa, the
 # NRI plugin on CRI-O's NRI socket, NVIDIA's own NRI plugin (nvidia-ctk-installer 1.20.0) beside it
-# with CRI-O's CDI, and what happens when two of them meet one container; at the end every install
-# undone, byte for byte. One crio for the whole suite, in a private mount
+# with CRI-O's CDI, what happens when two of them meet one container, and hooks.d with NVIDIA's
+# runtime (nvidia-container-runtime 1.20.0, modes cdi and legacy) as handler nvidia, configured by
+# nvidia-ctk; at the end every install undone, byte for byte. One crio for the whole suite
+# (restarted once, for NVIDIA's handler: tests/crio/crio-cases-nvidia-runtime.sh), in a private mount
 # namespace with the fake NVIDIA driver and an /etc overlay (tests/engine/lib.sh); stopped by pid.
 # Without ../shared/tools/cri-o (a user's clone) the suite is skipped loudly (exit 77, ctest's
 # SKIP_RETURN_CODE); under CI=true that is a failure.
