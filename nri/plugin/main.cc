@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   std::atomic<uint64_t> calls_failed{0};  // over every connection (Session::calls_failed is per connection)
   // One pool for every connection's container calls: a call stuck in a host read stays counted
   // across a reconnect; the next call gets a fresh worker, up to a bound (bounded_call.h).
-  gnh::nri::BoundedCall bounded(int(gnh::kNriMaxStuckCalls));
+  gnh::nri::BoundedCall bounded(static_cast<int>(gnh::kNriMaxStuckCalls));
   state.count_with([&] {
     return gnh::NriCallCounts{plugin.injections(), calls_failed.load(), static_cast<unsigned long long>(bounded.stuck())};
   });

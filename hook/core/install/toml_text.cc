@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/text.h"
 
 namespace gnh {
 
@@ -24,17 +25,6 @@ std::string emit_toml(const toml::table& t) {
   return s;
 }
 
-namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-}  // namespace
-
 std::string set_toml_key_line(std::string_view text, const std::string& section, const std::string& key,
                               const std::string& line) {
   const std::string header = "[" + section + "]";
@@ -46,7 +36,7 @@ std::string set_toml_key_line(std::string_view text, const std::string& section,
     size_t nl = text.find('\n', pos);
     std::string_view l = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    std::string t = trim(l);
+    const std::string t(trim(l));
     if (skipping_array) {  // the rest of a multi-line value we replaced
       if (t.find(']') != std::string::npos) skipping_array = false;
       continue;
