@@ -80,9 +80,14 @@ check() {
 
 section "the identity cache: topology --refresh"
 "$HOOK" --config "$TMP/config.toml" topology --refresh 2>&1 | indent
-n=$(grep -c 'GPU UUID:' "$CACHE" 2>/dev/null || true)
-if [ "${n:-0}" -ge "${#SMI[@]}" ]; then pass "topology --refresh wrote $CACHE with ${n} GPU UUID lines"
-else fail "topology --refresh" "$CACHE holds ${n:-0} GPU UUID lines for ${#SMI[@]} GPUs"; fi
+# One record per GPU, "gpu <dir> <binding> <minor> <uuid> <bus-id> <model>", agreeing with nvidia-smi.
+missing=""
+for row in "${SMI[@]}"; do
+    IFS=, read -r _ m u b <<<"$row"
+    grep -qiE "^gpu $b [0-9]+ $m $u $b " "$CACHE" 2>/dev/null || missing="$missing $b(minor $m, $u)"
+done
+if [ -z "$missing" ]; then pass "topology --refresh wrote $CACHE with each GPU's minor, UUID and bus id as nvidia-smi and the driver name them"
+else fail "topology --refresh" "$CACHE lacks a record for$missing: $(head -c 600 "$CACHE" 2>/dev/null)"; fi
 
 section "all, an index, a UUID, a list"
 check all all "$ALL_MINORS"

@@ -1,7 +1,6 @@
 #include "gpu/identity_cache.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "gpu/driver_files.h"
 
@@ -9,16 +8,21 @@ namespace gnh {
 
 namespace {
 
-constexpr std::string_view kHeader = "gpu-numa-hook gpu-identities 1\n";
+constexpr std::string_view kHeader = "gpu-numa-hook gpu-identities 2\n";
 
-bool all_of(std::string_view s, bool (*ok)(char)) {
+// Plain tests, not <cctype>'s: a start parses up to 64 records, and the locale's table lookup
+// through a call per character was a tenth of it.
+template <class Ok>
+bool all_of(std::string_view s, Ok ok) {
   for (char c : s)
     if (!ok(c)) return false;
   return true;
 }
-bool bus_char(char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }
-bool boot_id_char(char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '-'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
+bool hex_digit(char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool bus_char(char c) { return hex_digit(c) || c == ':' || c == '.'; }
+bool boot_id_char(char c) { return hex_digit(c) || c == '-'; }
+bool printable(char c) { return c >= 0x20 && c <= 0x7e; }
 
 // A decimal without sign, leading zeros or overflow.
 std::optional<uint64_t> decimal(std::string_view s) {
@@ -41,21 +45,17 @@ std::optional<std::string_view> line(std::string_view text, size_t& at) {
   return l;
 }
 
-// Splits "a b c d" on single blanks into exactly n words.
-bool words(std::string_view l, std::string_view* out, size_t n) {
-  for (size_t k = 0; k < n; ++k) {
+// Splits l on single blanks into n words, the last being the rest of the line (which may hold
+// blanks, or be empty when `rest_may_be_empty`).
+bool words(std::string_view l, std::string_view* out, size_t n, bool rest_may_be_empty = false) {
+  for (size_t k = 0; k + 1 < n; ++k) {
     const size_t blank = l.find(' ');
-    if (k + 1 < n) {
-      if (blank == std::string_view::npos) return false;
-      out[k] = l.substr(0, blank);
-      l.remove_prefix(blank + 1);
-    } else {
-      if (blank != std::string_view::npos) return false;
-      out[k] = l;
-    }
-    if (out[k].empty()) return false;
+    if (blank == std::string_view::npos || blank == 0) return false;
+    out[k] = l.substr(0, blank);
+    l.remove_prefix(blank + 1);
   }
-  return true;
+  out[n - 1] = l;
+  return rest_may_be_empty || !l.empty();
 }
 
 }  // namespace
@@ -64,28 +64,42 @@ bool is_gpu_uuid(std::string_view text) {
   constexpr std::string_view kForm = "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
   if (text.size() != kForm.size() || text.substr(0, 4) != kForm.substr(0, 4)) return false;
   for (size_t i = 4; i < kForm.size(); ++i)
-    if (kForm[i] == '-' ? text[i] != '-' : !std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+    if (kForm[i] == '-' ? text[i] != '-' : !hex_digit(text[i])) return false;
   return true;
 }
 
-bool cacheable_information(std::string_view information) {
-  auto info = parse_gpu_information(information);
-  return info && is_gpu_uuid(info->uuid);
+std::optional<GpuIdentity> gpu_identity(std::string_view dir, std::string_view information, std::string* why) {
+  auto info = parse_gpu_information(information, why);
+  if (!info) return std::nullopt;
+  GpuIdentity id;
+  id.dir = std::string(dir);
+  id.minor = *info->minor;
+  id.uuid = std::move(info->uuid);
+  auto canon = canonical_pci_address(info->bus_location.empty() ? dir : std::string_view(info->bus_location));
+  id.bus_id = canon ? *canon : std::string(dir);
+  id.model = info->model.substr(0, kMaxModelBytes);
+  for (char& c : id.model)
+    if (!printable(c)) c = '?';
+  return id;
 }
 
-const CachedInformation* IdentityCache::find(std::string_view dir) const {
+const CachedIdentity* IdentityCache::find(std::string_view dir) const {
   auto it = std::lower_bound(gpus.begin(), gpus.end(), dir,
-                             [](const CachedInformation& g, std::string_view d) { return g.dir < d; });
-  return it != gpus.end() && it->dir == dir ? &*it : nullptr;
+                             [](const CachedIdentity& g, std::string_view d) { return g.identity.dir < d; });
+  return it != gpus.end() && it->identity.dir == dir ? &*it : nullptr;
 }
 
 std::string identity_cache_text(const IdentityCache& cache) {
+  std::vector<const CachedIdentity*> sorted;
+  for (const auto& g : cache.gpus) sorted.push_back(&g);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const CachedIdentity* a, const CachedIdentity* b) { return a->identity.dir < b->identity.dir; });
   std::string out(kHeader);
   out += "boot-id " + cache.boot_id + "\n";
-  for (const auto& g : cache.gpus) {
-    out += "gpu " + g.dir + " " + std::to_string(g.binding) + " " + std::to_string(g.information.size()) + "\n";
-    out += g.information;
-    out += "\n";
+  for (const CachedIdentity* g : sorted) {
+    const GpuIdentity& id = g->identity;
+    out += "gpu " + id.dir + " " + std::to_string(g->binding) + " " + std::to_string(id.minor) + " " + id.uuid + " " +
+           id.bus_id + " " + id.model + "\n";
   }
   return out;
 }
@@ -97,7 +111,7 @@ std::optional<IdentityCache> parse_identity_cache(std::string_view text, std::st
   };
   if (text.size() > kMaxIdentityCacheBytes)
     return bad("larger than " + std::to_string(kMaxIdentityCacheBytes) + " bytes");
-  if (text.substr(0, kHeader.size()) != kHeader) return bad("not a gpu-identities file of format 1");
+  if (text.substr(0, kHeader.size()) != kHeader) return bad("not a gpu-identities file of format 2");
   size_t at = kHeader.size();
   IdentityCache cache;
   auto boot = line(text, at);
@@ -105,33 +119,37 @@ std::optional<IdentityCache> parse_identity_cache(std::string_view text, std::st
       !all_of(boot->substr(8), boot_id_char))
     return bad("line 2: not \"boot-id <id>\"");
   cache.boot_id = std::string(boot->substr(8));
+  cache.gpus.reserve(std::min<size_t>(kMaxCachedIdentities, size_t(std::count(text.begin() + at, text.end(), '\n'))));
   while (at < text.size()) {
-    const std::string where = "GPU record " + std::to_string(cache.gpus.size() + 1);
+    auto where = [&] { return "GPU record " + std::to_string(cache.gpus.size() + 1); };
     if (cache.gpus.size() == kMaxCachedIdentities) return bad("more than " + std::to_string(kMaxCachedIdentities) + " GPUs");
     auto l = line(text, at);
-    std::string_view w[4];
-    if (!l || !words(*l, w, 4) || w[0] != "gpu") return bad(where + ": not \"gpu <dir> <binding> <bytes>\"");
-    if (w[1].size() > 32 || !all_of(w[1], bus_char)) return bad(where + ": directory '" + std::string(w[1].substr(0, 32)) + "' is not a PCI address");
+    std::string_view w[7];
+    if (!l || !words(*l, w, 7, true) || w[0] != "gpu")
+      return bad(where() + ": not \"gpu <dir> <binding> <minor> <uuid> <bus-id> <model>\"");
+    for (size_t k : {1, 5})
+      if (w[k].size() > 32 || !all_of(w[k], bus_char))
+        return bad(where() + ": " + (k == 1 ? "directory" : "bus id") + " '" + std::string(w[k].substr(0, 32)) +
+                   "' is not a PCI address");
+    // In directory order, each once, as written: find's binary search needs no sort at each start.
+    if (!cache.gpus.empty() && !(cache.gpus.back().identity.dir < w[1]))
+      return bad(where() + ": directory " + std::string(w[1]) + " is not after " + cache.gpus.back().identity.dir +
+                 " (the records are in directory order, each GPU once)");
     auto binding = decimal(w[2]);
-    auto size = decimal(w[3]);
-    if (!binding || *binding == 0) return bad(where + ": binding is not a positive decimal");
-    if (!size || *size > kMaxCachedInformationBytes) return bad(where + ": byte count is not a decimal up to " + std::to_string(kMaxCachedInformationBytes));
-    if (text.size() - at < *size + 1 || text[at + *size] != '\n') return bad(where + ": the text is cut short");
-    cache.gpus.push_back({std::string(w[1]), *binding, std::string(text.substr(at, *size))});
-    at += *size + 1;
+    auto minor = decimal(w[3]);
+    if (!binding || *binding == 0) return bad(where() + ": binding is not a positive decimal");
+    if (!minor || *minor > 254) return bad(where() + ": minor is not a decimal from 0 to 254");
+    if (!is_gpu_uuid(w[4])) return bad(where() + ": '" + std::string(w[4].substr(0, 48)) + "' is not a GPU UUID");
+    if (w[6].size() > kMaxModelBytes || !all_of(w[6], printable))
+      return bad(where() + ": the model is not printable ASCII of at most " + std::to_string(kMaxModelBytes) + " bytes");
+    CachedIdentity& g = cache.gpus.emplace_back();
+    g.identity.dir = w[1];
+    g.identity.minor = static_cast<unsigned>(*minor);
+    g.identity.uuid = w[4];
+    g.identity.bus_id = w[5];
+    g.identity.model = w[6];
+    g.binding = *binding;
   }
-  // Sorted by directory for find's binary search: a 64-GPU node looked each GPU up in a list.
-  std::vector<size_t> order(cache.gpus.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cache.gpus[a].dir < cache.gpus[b].dir; });
-  for (size_t i = 1; i < order.size(); ++i)
-    if (cache.gpus[order[i]].dir == cache.gpus[order[i - 1]].dir)
-      return bad("GPU record " + std::to_string(std::max(order[i], order[i - 1]) + 1) + ": directory " +
-                 cache.gpus[order[i]].dir + " twice");
-  std::vector<CachedInformation> sorted;
-  sorted.reserve(order.size());
-  for (size_t i : order) sorted.push_back(std::move(cache.gpus[i]));
-  cache.gpus = std::move(sorted);
   return cache;
 }
 

@@ -64,7 +64,11 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   // A start takes identities from the cache where a GPU's binding is unchanged (`topology
   // --refresh` writes it); a report reads every file from the driver.
   GpuDirectory gpus(fs);
-  if (detail == EvaluationDetail::decision && gpus.dir) gpus.identities = load_identity_cache(fs);
+  if (detail == EvaluationDetail::decision && gpus.dir) {
+    gpus.identities = load_identity_cache(fs);
+    if (gpus.identities && !gpus.identities->gpus.empty())
+      if (auto pci = open_pci_devices(fs)) gpus.pci_devices.emplace(std::move(*pci));
+  }
   const std::optional<IdentitiesWanted> wanted =
       detail == EvaluationDetail::decision ? identities_wanted(spec, forms) : std::nullopt;
   Inventory inv = read_gpu_identities(gpus, wanted ? &*wanted : nullptr);

@@ -24,31 +24,23 @@ Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* 
   std::optional<IdentitiesFound> found;
   if (until) found.emplace(*until);
   for (const auto& name : gpus.dir->names()) {
-    std::string why;
-    std::optional<GpuInformation> info;
-    const CachedInformation* cached = gpus.identities ? gpus.identities->find(name) : nullptr;
-    if (cached && read_gpu_binding(gpus.fs, name) == cached->binding) {
-      info = parse_gpu_information(cached->information, &why);
-      if (!info)
-        fail("cannot parse the GPU identity cache " + gpus.fs.resolve(kIdentityCachePath) + " (" + name + "): " + why,
-             EINVAL);
-      // Without its UUID (read before the GPU was initialised, by a version that kept such files)
-      // it would hide the GPU from a request by UUID: the driver's file is read instead.
-      if (!is_gpu_uuid(info->uuid)) info.reset();
-    }
-    if (!info) {
+    std::optional<GpuIdentity> id;
+    const CachedIdentity* cached = gpus.identities ? gpus.identities->find(name) : nullptr;
+    if (cached && gpus.pci_devices && read_gpu_binding(*gpus.pci_devices, name) == cached->binding)
+      id = cached->identity;
+    if (!id) {
       auto info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
       if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)
-      info = parse_gpu_information(*info_text, &why);
-      if (!info) fail("cannot parse " + gpus.dir->path() + "/" + name + "/information: " + why, EINVAL);
+      std::string why;
+      id = gpu_identity(name, *info_text, &why);
+      if (!id) fail("cannot parse " + gpus.dir->path() + "/" + name + "/information: " + why, EINVAL);
     }
     Gpu g;
-    g.minor = *info->minor;
-    g.uuid = info->uuid;
-    g.model = info->model;
-    g.driver_dir = name;
-    auto canon = canonical_pci_address(info->bus_location.empty() ? name : info->bus_location);
-    g.bus_id = canon ? *canon : name;
+    g.minor = id->minor;
+    g.uuid = std::move(id->uuid);
+    g.model = std::move(id->model);
+    g.driver_dir = std::move(id->dir);
+    g.bus_id = std::move(id->bus_id);
     inv.gpus.push_back(std::move(g));
     if (found && found->add(inv.gpus.back())) break;
   }

@@ -23,12 +23,14 @@ namespace gnh {
 // relative to it, so its path is walked once, not twice per GPU. No directory (the driver is not
 // loaded): no GPUs.
 // With `identities` (a start: host/driver/identity_cache_reader.h), a GPU whose binding is the one
-// cached takes its information file from the cache instead of the driver.
+// cached takes its identity from the cache instead of the driver; `pci_devices` is where the
+// bindings are looked at, held open like the GPU directory.
 struct GpuDirectory {
   explicit GpuDirectory(const HostFs& host) : fs(host), dir(host.open_dir("/proc/driver/nvidia/gpus")) {}
   const HostFs& fs;
   std::optional<HostDir> dir;
   std::optional<IdentityCache> identities;
+  std::optional<HostDir> pci_devices;
 };
 
 // The GPUs /proc/driver/nvidia/gpus lists, from their information files, in bus id order. A

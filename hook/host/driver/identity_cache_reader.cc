@@ -16,7 +16,25 @@ std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_
   auto bus = canonical_pci_address(gpu_dir);
   if (!bus) return std::nullopt;
   try {
-    return fs.entry_inode("/sys/bus/pci/devices/" + *bus + "/driver");
+    return fs.entry_inode(std::string(kPciDevicesPath) + "/" + *bus + "/driver");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<uint64_t> read_gpu_binding(const HostDir& pci_devices, std::string_view gpu_dir) {
+  auto bus = canonical_pci_address(gpu_dir);
+  if (!bus) return std::nullopt;
+  try {
+    return pci_devices.entry_inode(*bus + "/driver");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<HostDir> open_pci_devices(const HostFs& fs) {
+  try {
+    return fs.open_dir(kPciDevicesPath);
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -48,14 +66,15 @@ IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* n
     } catch (const Error&) {
       continue;  // left to the hook, which reads it from the driver and says what is wrong
     }
-    if (!text || !parse_gpu_information(*text)) continue;
-    // Without its UUID (the GPU not initialised yet) the file would stand for the whole boot.
-    if (!cacheable_information(*text)) {
+    auto id = text ? gpu_identity(name, *text) : std::nullopt;
+    if (!id) continue;
+    // Without its UUID (the GPU not initialised yet) the entry would stand for the whole boot.
+    if (!is_gpu_uuid(id->uuid)) {
       if (no_uuid) no_uuid->push_back(name);
       continue;
     }
     if (read_gpu_binding(fs, name) != before) continue;
-    cache.gpus.push_back({name, *before, std::move(*text)});
+    cache.gpus.push_back({std::move(*id), *before});
   }
   return cache;
 }

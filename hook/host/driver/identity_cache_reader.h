@@ -17,8 +17,14 @@ namespace gnh {
 
 // The id of the GPU's current binding to its driver: the inode number of
 // /sys/bus/pci/devices/<bus>/driver, for the GPU's directory name in /proc/driver/nvidia/gpus.
-// nullopt when unbound, not a PCI address, or unreadable.
+// nullopt when unbound, not a PCI address, or unreadable. `pci_devices`: /sys/bus/pci/devices
+// held open (a start looks at every GPU's); without it, the path is walked.
 std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_dir);
+std::optional<uint64_t> read_gpu_binding(const HostDir& pci_devices, std::string_view gpu_dir);
+constexpr const char* kPciDevicesPath = "/sys/bus/pci/devices";
+// kPciDevicesPath held open; nullopt when it cannot be (then no binding can be proven, and every
+// GPU is read from the driver).
+std::optional<HostDir> open_pci_devices(const HostFs& fs);
 
 // The cache at kIdentityCachePath when it was written in this boot; nullopt otherwise.
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs);

@@ -382,6 +382,17 @@ std::optional<std::string> HostDir::read(std::string_view rel, size_t max_bytes,
   return read_fd(fd.get(), max_bytes, what, end);
 }
 
+std::optional<uint64_t> HostDir::entry_inode(std::string_view rel) const {
+  std::string name(rel);
+  if (name.find('\0') != std::string::npos) fail("refusing to look at '" + path_ + "/" + name + "': the path has a NUL byte", EINVAL);
+  struct stat st;
+  if (::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot look at " + path_ + "/" + name, errno);
+  }
+  return static_cast<uint64_t>(st.st_ino);
+}
+
 std::vector<std::string> HostDir::names() const {
   std::vector<std::string> out;
   if (!for_each_entry(fd_, path_, true, [&](const char* nm, unsigned char) { out.emplace_back(nm); }))
