@@ -107,6 +107,16 @@ struct Blocking : PluginHandler {
     return r;
   }
   api::UpdateContainerResponse update_container(const api::UpdateContainerRequest&) override { return {}; }
+  // A container named "no-gpu" is decided from the request; "odd" makes that decision throw.
+  std::optional<api::CreateContainerResponse> create_from_request(const api::CreateContainerRequest& r) override {
+    if (r.container().id() == "odd") throw std::runtime_error("cannot tell");
+    if (r.container().id() != "no-gpu") return std::nullopt;
+    return api::CreateContainerResponse();
+  }
+  std::optional<api::UpdateContainerResponse> update_from_request(const api::UpdateContainerRequest& r) override {
+    if (r.container().id() != "no-gpu") return std::nullopt;
+    return api::UpdateContainerResponse();
+  }
   void call_failed(const std::string& what) override { failures.push_back(what); }
 };
 
@@ -180,4 +190,45 @@ TEST_CASE("session: a CreateContainer whose handler hangs is answered within the
   REQUIRE(served.ParseFromString(last_answer(out).payload()));
   CHECK(served.adjust().hooks().create_runtime(0).path() == "/late");
   CHECK(h.failures.size() == 2);
+}
+
+TEST_CASE("session: a call the request alone decides is answered on the connection's thread, even while the worker is stuck") {
+  std::promise<void> release;
+  Blocking h;
+  h.latch = release.get_future().share();
+  BoundedCall bounded(1);
+  Session s(&h, &bounded);
+  std::string out, error;
+  api::ConfigureRequest cfg;
+  cfg.set_request_timeout(200);
+  REQUIRE(s.on_bytes(request(1, "Configure", cfg.SerializeAsString()), &out, &error));
+  api::CreateContainerRequest gpu;
+  gpu.mutable_container()->set_id("c-hangs");
+  api::CreateContainerRequest plain;
+  plain.mutable_container()->set_id("no-gpu");
+  api::UpdateContainerRequest plain_update;
+  plain_update.mutable_container()->set_id("no-gpu");
+  // The GPU container's call hangs in a host read and is abandoned; the worker is then full.
+  REQUIRE(s.on_bytes(request(3, "CreateContainer", gpu.SerializeAsString()), &out, &error));
+  REQUIRE(h.failures.size() == 1);
+  REQUIRE(bounded.stuck() == 1);
+  // A container without a GPU needs no host read: answered, not refused as busy, nothing failed.
+  for (uint32_t stream : {5u, 7u}) {
+    out.clear();
+    REQUIRE(s.on_bytes(stream == 5 ? request(stream, "CreateContainer", plain.SerializeAsString())
+                                   : request(stream, "UpdateContainer", plain_update.SerializeAsString()),
+                       &out, &error));
+    CHECK(last_answer(out).status().code() == 0);
+  }
+  CHECK(h.failures.size() == 1);
+  CHECK(s.calls_failed() == 1);
+  // A decision from the request that throws is left to the worker, which is full: refused as busy.
+  api::CreateContainerRequest odd;
+  odd.mutable_container()->set_id("odd");
+  out.clear();
+  REQUIRE(s.on_bytes(request(9, "CreateContainer", odd.SerializeAsString()), &out, &error));
+  REQUIRE(h.failures.size() == 2);
+  CHECK(h.failures[1].find("CreateContainer for container odd was not run: 1 earlier call(s) still stuck") == 0);
+  release.set_value();
+  REQUIRE(bounded.wait_idle(10s));
 }

@@ -133,17 +133,35 @@ void GpuNumaPlugin::container_created(const api::PodSandbox& pod, const api::Con
   write(r);
 }
 
-api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateContainerRequest& req) {
+std::optional<api::CreateContainerResponse> GpuNumaPlugin::create_from_request(const api::CreateContainerRequest& req) {
   auto t0 = Clock::now();
-  api::UpdateContainerResponse resp;
-  const api::Container& c = req.container();
-  oci::Spec spec = spec_of(c);
+  if (hook_adjustment(req.container(), req.pod(), hook_)) return std::nullopt;
+  last_us_ = us_since(t0);
+  return api::CreateContainerResponse();
+}
+
+bool GpuNumaPlugin::update_may_drop_gpu_nodes(const api::UpdateContainerRequest& req, const oci::Spec& spec) {
   const bool request_mems = req.has_linux_resources() && req.linux_resources().has_cpu() &&
                             !req.linux_resources().cpu().mems().empty();
   // Nothing can be dropped when neither the request nor the stored spec sets mems.
   // Every form counts: NRI's view has no hook the runtime adds (NVIDIA's legacy one), and keeping
   // a node never adds one the container does not have (runtime/update_mems.h).
-  if (!may_request_gpus(spec, every_device_form()) || (!request_mems && spec.cpuset_mems.value_or("").empty())) {
+  return may_request_gpus(spec, every_device_form()) && (request_mems || !spec.cpuset_mems.value_or("").empty());
+}
+
+std::optional<api::UpdateContainerResponse> GpuNumaPlugin::update_from_request(const api::UpdateContainerRequest& req) {
+  auto t0 = Clock::now();
+  if (update_may_drop_gpu_nodes(req, spec_of(req.container()))) return std::nullopt;
+  last_us_ = us_since(t0);
+  return api::UpdateContainerResponse();
+}
+
+api::UpdateContainerResponse GpuNumaPlugin::update_container(const api::UpdateContainerRequest& req) {
+  auto t0 = Clock::now();
+  api::UpdateContainerResponse resp;
+  const api::Container& c = req.container();
+  oci::Spec spec = spec_of(c);
+  if (!update_may_drop_gpu_nodes(req, spec)) {
     last_us_ = us_since(t0);
     return resp;
   }

@@ -27,6 +27,9 @@ class GpuNumaPlugin : public PluginHandler {
   void configured(const api::ConfigureRequest& req) override;
   api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) override;
   api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) override;
+  // A container that cannot get a GPU: no adjustment, decided from the request alone.
+  std::optional<api::CreateContainerResponse> create_from_request(const api::CreateContainerRequest& req) override;
+  std::optional<api::UpdateContainerResponse> update_from_request(const api::UpdateContainerRequest& req) override;
   void container_created(const api::PodSandbox& pod, const api::Container& c) override;
   void call_failed(const std::string& what) override;
 
@@ -37,6 +40,8 @@ class GpuNumaPlugin : public PluginHandler {
 
  private:
   void write(LogRecord r) const;
+  // Whether an update can drop a GPU node: the container may have a GPU and mems are set.
+  static bool update_may_drop_gpu_nodes(const api::UpdateContainerRequest& req, const oci::Spec& spec);
   Config cfg_;
   HookSettings hook_;
   std::function<void(const LogRecord&)> log_;

@@ -157,3 +157,32 @@ TEST_CASE("plugin create: a hook check the plugin cannot make (EMFILE) still inj
   CHECK(lines[1].msg.find("the hook could not be checked (Too many open files, a shortage of this plugin's own)") !=
         std::string::npos);
 }
+
+TEST_CASE("plugin: only a container that cannot get a GPU is decided from the request alone") {
+  HookSettings hook;
+  hook.host_root = "/nonexistent-node-root";  // a host read would find nothing here
+  std::vector<LogRecord> lines;
+  GpuNumaPlugin plugin(Config{}, hook, [&](const LogRecord& r) { lines.push_back(r); });
+  api::UpdateContainerRequest gpu_update = update_to_node_1();
+  api::CreateContainerRequest gpu_create;
+  *gpu_create.mutable_container() = gpu_update.container();
+  // The GPU container: the host must be read (the hook's binary, the driver, its cgroup).
+  CHECK_FALSE(plugin.create_from_request(gpu_create));
+  CHECK_FALSE(plugin.update_from_request(gpu_update));
+  // Without the device: no adjustment, no update, no log line.
+  api::UpdateContainerRequest plain_update = gpu_update;
+  plain_update.mutable_container()->mutable_linux()->clear_devices();
+  api::CreateContainerRequest plain_create;
+  *plain_create.mutable_container() = plain_update.container();
+  auto created = plugin.create_from_request(plain_create);
+  REQUIRE(created);
+  CHECK_FALSE(created->has_adjust());
+  auto updated = plugin.update_from_request(plain_update);
+  REQUIRE(updated);
+  CHECK(updated->update_size() == 0);
+  // A GPU container whose update sets no mems, and whose spec set none: nothing can be dropped.
+  api::UpdateContainerRequest no_mems = gpu_update;
+  no_mems.mutable_linux_resources()->mutable_cpu()->clear_mems();
+  CHECK(plugin.update_from_request(no_mems));
+  CHECK(lines.empty());
+}

@@ -142,7 +142,8 @@ std::string consequence(std::string_view method) {
 
 template <class Req, class Resp>
 Session::Answer Session::container_call(const char* method, const std::string& payload,
-                                        Resp (PluginHandler::*fn)(const Req&)) {
+                                        Resp (PluginHandler::*fn)(const Req&),
+                                        std::optional<Resp> (PluginHandler::*from_request)(const Req&)) {
   Answer a;
   auto req = std::make_shared<Req>();
   if (!req->ParseFromString(payload)) {
@@ -150,6 +151,14 @@ Session::Answer Session::container_call(const char* method, const std::string& p
     a.failure = std::string(method) + ": the runtime's request (" + std::to_string(payload.size()) +
                 " bytes) does not parse, container unknown; " + consequence(method);
     return a;
+  }
+  try {
+    if (auto resp = (handler_->*from_request)(*req)) {
+      a.payload = resp->SerializeAsString();
+      return a;
+    }
+  } catch (const std::exception&) {
+    // Left to the bounded call below, which reports what goes wrong.
   }
   // Shared with the job: a job abandoned past its deadline still writes here, never into `a`.
   struct Result {
@@ -238,9 +247,11 @@ Session::Answer Session::dispatch(const std::string& method, const std::string& 
     return a;
   }
   if (method == "CreateContainer")
-    return container_call("CreateContainer", payload, &PluginHandler::create_container);
+    return container_call("CreateContainer", payload, &PluginHandler::create_container,
+                          &PluginHandler::create_from_request);
   if (method == "UpdateContainer")
-    return container_call("UpdateContainer", payload, &PluginHandler::update_container);
+    return container_call("UpdateContainer", payload, &PluginHandler::update_container,
+                          &PluginHandler::update_from_request);
   if (method == "StopContainer") return event(api::StopContainerRequest(), api::StopContainerResponse());
   // NRI 0.10 and later send PostCreateContainer as a call of its own, and fall back to StateChange
   // for a plugin that answers it Unimplemented; older runtimes send StateChange only.

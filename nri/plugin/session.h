@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,16 @@ class PluginHandler {
   virtual void configured(const api::ConfigureRequest& req) = 0;
   virtual api::CreateContainerResponse create_container(const api::CreateContainerRequest& req) = 0;
   virtual api::UpdateContainerResponse update_container(const api::UpdateContainerRequest& req) = 0;
+  // The answer when the request alone decides it, with no host read and no log line (a container
+  // that cannot get a GPU); nullopt otherwise. Such a call is answered on the connection's thread:
+  // there is nothing to bound, and the hand-off to the worker and back (two thread wake-ups) was
+  // most of its time. Must not block.
+  virtual std::optional<api::CreateContainerResponse> create_from_request(const api::CreateContainerRequest&) {
+    return std::nullopt;
+  }
+  virtual std::optional<api::UpdateContainerResponse> update_from_request(const api::UpdateContainerRequest&) {
+    return std::nullopt;
+  }
   // The container as created (PostCreateContainer): an event, answered at once whatever it finds.
   virtual void container_created(const api::PodSandbox&, const api::Container&) {}
   // A call that went wrong on our side, or that the session refused (unknown method): one whole
@@ -111,7 +122,8 @@ class Session {
     if (failed_total_) failed_total_->fetch_add(1, std::memory_order_relaxed);
   }
   template <class Req, class Resp>
-  Answer container_call(const char* method, const std::string& payload, Resp (PluginHandler::*fn)(const Req&));
+  Answer container_call(const char* method, const std::string& payload, Resp (PluginHandler::*fn)(const Req&),
+                        std::optional<Resp> (PluginHandler::*from_request)(const Req&));
 
   PluginHandler* handler_;
   BoundedCall* bounded_;
