@@ -10,8 +10,9 @@
 #   bench/gpu-count-bench.sh time WORK [ROUNDS]       verify, then time (WORK/table.md, WORK/raw.tsv)
 #
 # prepare verifies each row's path: the log line names all N GPUs, and under strace the cached rows
-# open no information file of the driver while the uncached ones open N. `time` checks the log lines
-# again on the machine it runs on (a GPU host's quiet cores: the GPU itself is not used).
+# open no information file of the driver while the uncached ones open N. `time` writes the caches
+# again on the machine it runs on (a GPU host's quiet cores: the GPU itself is not used), proves
+# each current, and checks the log lines again.
 set -euo pipefail
 say() { echo "gpu-count-bench: $*" >&2; }
 die() { say "error: $*"; exit 2; }
@@ -26,6 +27,26 @@ verify_row() {
     line=$(tail -n 1 "$tree/root/var/log/gpu-numa-hook.log")
     grep -q "action=allow gpus=$first(" <<<"$line" || die "$tree $state: not the check path from $first: ${line:0:300}"
     [ "$(grep -o '/dev/nvidia[0-9]*(' <<<"$line" | wc -l)" = "$n" ] || die "$tree $state: the line does not name $n GPUs: ${line:0:300}"
+}
+
+# refresh_cache TREE N: the identity cache written for the tree as it is on this machine, and proven
+# current: N records, each binding the inode of the driver's link to its GPU here, as the hook
+# lists it (d_ino). A cache copied from another machine (the trees travel as a tarball) names
+# inodes that no longer exist, and every "cache" row would time the driver's files instead.
+refresh_cache() {
+    local tree=$1 n=$2 cache=$1/root/run/gpu-numa-hook/gpu-identities
+    # its NVML part fails here (no driver library), after the cache is written
+    "$WORK/gpu-numa-hook" --host-root "$tree/root" topology --refresh >/dev/null 2>&1 || true
+    [ -s "$cache" ] || die "$tree: topology --refresh wrote no identity cache"
+    python3 - "$cache" "$tree/root/sys/bus/pci/drivers/nvidia" "$n" <<'PY' || die "$tree: the identity cache is not current"
+import os, sys
+cache, links, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+bound = {e.name: e.inode() for e in os.scandir(links)}
+records = [l.split(" ") for l in open(cache) if l.startswith("gpu ")]
+stale = [r[1] for r in records if bound.get(r[1]) != int(r[2])]
+if len(records) != n or stale:
+    sys.exit(f"{len(records)} records for {n} GPUs; bindings not current: {stale[:3]}")
+PY
 }
 
 # verify_tree TREE N: both containers of an N-GPU tree
@@ -51,9 +72,7 @@ prepare)
             if [ $cache = cache ]; then
                 mkdir -p "$tree/root/proc/sys/kernel/random"
                 echo 6f1e7a52-3c2b-4d8e-9a41-0c5e2b7d9f10 >"$tree/root/proc/sys/kernel/random/boot_id"
-                # its NVML part fails here (no driver library), after the cache is written
-                "$WORK/gpu-numa-hook" --host-root "$tree/root" topology --refresh >/dev/null 2>&1 || true
-                [ -s "$tree/root/run/gpu-numa-hook/gpu-identities" ] || die "gh:$n: topology --refresh wrote no identity cache"
+                refresh_cache "$tree" "$n"
             fi
             verify_tree "$tree" "$n"
             opened=$(strace -f -e trace=openat,openat2 -o /dev/stdout "$WORK/gpu-numa-hook" --host-root "$tree/root" prestart \
@@ -77,7 +96,10 @@ prepare)
 time)
     [ $# -ge 2 ] || die "usage: bench/gpu-count-bench.sh time WORK [ROUNDS] [HOOK_BENCH]"
     WORK=$2 ROUNDS=${3:-300} BENCH=${4:-hook_bench}
-    for n in $COUNTS; do for cache in nocache cache; do verify_tree "$WORK/gh$n-$cache" "$n"; done; done
+    for n in $COUNTS; do
+        refresh_cache "$WORK/gh$n-cache" "$n"
+        for cache in nocache cache; do verify_tree "$WORK/gh$n-$cache" "$n"; done
+    done
     say "verified every row here; timing $ROUNDS rounds"
     "$BENCH" --rounds "$ROUNDS" --warmup 10 --raw "$WORK/raw.tsv" --title "the check path at 1, 8, 16 and 64 GPUs" \
         "$WORK/plan.tsv" | tee "$WORK/table.md"

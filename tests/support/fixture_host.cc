@@ -100,11 +100,16 @@ void Host::add_gpu(const GpuSpec& g) {
 }
 
 void Host::rebind_gpu(const std::string& bus) {
-  // sysfs makes a new driver link, with a new inode, at every bind. The new link is made before
-  // the old one goes, so its inode number cannot be the old one's.
+  // sysfs makes both links anew, each with a new inode, at every bind: the device's "driver" and
+  // the driver's link to the device. Each new link is made before the old one goes, so its inode
+  // number cannot be the old one's.
   const std::string link = root_ + "/sys/bus/pci/devices/" + bus + "/driver";
   fs::create_symlink("../../../bus/pci/drivers/nvidia", link + ".new");
   fs::rename(link + ".new", link);
+  const std::string back = root_ + "/sys/bus/pci/drivers/nvidia/" + bus;
+  fs::create_directories(fs::path(back).parent_path());
+  fs::create_symlink("../../devices/" + bus, back + ".new");
+  fs::rename(back + ".new", back);
 }
 
 void Host::set_numa_status(unsigned, const std::string& bus, int node, const std::string& status) {

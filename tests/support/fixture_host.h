@@ -38,7 +38,8 @@ class Host {
   bool exists(const std::string& host_path) const;
 
   void add_gpu(const GpuSpec& g);
-  // The GPU unbound and bound again: a new /sys/bus/pci/devices/<bus>/driver link.
+  // The GPU unbound and bound again: new /sys/bus/pci/devices/<bus>/driver and
+  // /sys/bus/pci/drivers/nvidia/<bus> links.
   void rebind_gpu(const std::string& bus);
   void set_numa_status(unsigned minor_bus_index, const std::string& bus, int node, const std::string& status);
   void set_memory_nodes(const std::string& list);

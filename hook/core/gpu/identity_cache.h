@@ -2,7 +2,7 @@
 // gave it, kept beside the id of that GPU's binding to the driver. The driver builds the file by asking the GPU (about 0.17 ms on
 // an H100), and a start that needs every GPU's minor and UUID ("all", an index) read all of them:
 // over a millisecond on an 8-GPU node. A minor is given when the driver binds the GPU and kept until
-// it unbinds; every bind makes a new /sys/bus/pci/devices/<bus>/driver link, whose inode number
+// it unbinds; every bind makes a new /sys/bus/pci/drivers/nvidia/<bus> link, whose inode number
 // (a kernfs id, never reused while the system runs) is the binding's id. So a cached file is the
 // driver's answer for as long as that link's inode is the one recorded, and the cache as a whole
 // for as long as the boot is. Written by `topology --refresh`, read by the hook; parsed as if
@@ -39,7 +39,7 @@ std::optional<GpuIdentity> gpu_identity(std::string_view dir, std::string_view i
 
 struct CachedIdentity {
   GpuIdentity identity;  // with a well-formed UUID
-  uint64_t binding = 0;  // inode number of /sys/bus/pci/devices/<bus>/driver when it was read
+  uint64_t binding = 0;  // inode number of /sys/bus/pci/drivers/nvidia/<bus> when it was read
 };
 
 struct IdentityCache {

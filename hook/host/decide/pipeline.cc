@@ -66,8 +66,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   GpuDirectory gpus(fs);
   if (detail == EvaluationDetail::decision && gpus.dir) {
     gpus.identities = load_identity_cache(fs);
-    if (gpus.identities && !gpus.identities->gpus.empty())
-      if (auto pci = open_pci_devices(fs)) gpus.pci_devices.emplace(std::move(*pci));
+    if (gpus.identities && !gpus.identities->gpus.empty()) gpus.bindings = read_gpu_bindings(fs);
   }
   const std::optional<IdentitiesWanted> wanted =
       detail == EvaluationDetail::decision ? identities_wanted(spec, forms) : std::nullopt;
@@ -100,8 +99,11 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
     read_gpu_memory(gpus, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
     if (inv.gpus[i].memory_read_errno == EIO)
       if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
-    ev.gpus.push_back(inv.gpus[i]);
   }
+  // Moved once every GPU is read (mig_instances_for looks at the whole inventory): a start given
+  // 64 GPUs copied each twice.
+  ev.gpus.reserve(req.gpus.size());
+  for (size_t i : req.gpus) ev.gpus.push_back(std::move(inv.gpus[i]));
   ev.unresolved = req.unresolved;
   ev.sources = req.sources;
   auto note_nvml = [&]() {
@@ -138,7 +140,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   ev.host_memory_nodes = read_memory_nodes(fs);
 
   DecisionInput in;
-  in.gpus = ev.gpus;
+  in.gpus = std::move(ev.gpus);  // lent to the decision, returned below
   in.host_memory_nodes = ev.host_memory_nodes;
   in.possible_nodes = read_possible_nodes(fs);
   in.root_mems = ev.root_mems;
@@ -147,7 +149,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   in.explicit_mems = explicit_mems;
   in.policy = config.policy;
   in.cgroup_v2 = loc.version == CgroupVersion::v2;
-  if (any_self_onlining_offline(ev.gpus)) {
+  if (any_self_onlining_offline(in.gpus)) {
     // Grace before the GPU's first client: read only now, the usual path stays as it was.
     in.auto_online_blocks = read_auto_online_blocks(fs);
     if (in.cgroup_v2) {
@@ -157,6 +159,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
     }
   }
   ev.decision = decide(in);
+  ev.gpus = std::move(in.gpus);
   if (!ev.unresolved.empty()) ev.decision.message += " (unresolved GPU references ignored: " + ev.unresolved.front() + ")";
   note_nvml();
   return ev;

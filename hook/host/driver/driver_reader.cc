@@ -26,8 +26,7 @@ Inventory read_gpu_identities(const GpuDirectory& gpus, const IdentitiesWanted* 
   for (const auto& name : gpus.dir->names()) {
     std::optional<GpuIdentity> id;
     const CachedIdentity* cached = gpus.identities ? gpus.identities->find(name) : nullptr;
-    if (cached && gpus.pci_devices && read_gpu_binding(*gpus.pci_devices, name) == cached->binding)
-      id = cached->identity;
+    if (cached && gpus.bindings.of(name) == cached->binding) id = cached->identity;
     if (!id) {
       auto info_text = gpus.dir->read(name + "/information", kMaxDriverFile, ReadEnd::at_short_read);
       if (!info_text) continue;  // not a GPU directory (the driver only makes GPU ones)

@@ -15,6 +15,7 @@
 #include "gpu/identity_cache.h"
 #include "gpu/memory_mode.h"
 #include "gpu/topology_override.h"
+#include "host/driver/identity_cache_reader.h"
 #include "host/fs/host_fs.h"
 
 namespace gnh {
@@ -23,14 +24,13 @@ namespace gnh {
 // relative to it, so its path is walked once, not twice per GPU. No directory (the driver is not
 // loaded): no GPUs.
 // With `identities` (a start: host/driver/identity_cache_reader.h), a GPU whose binding is the one
-// cached takes its identity from the cache instead of the driver; `pci_devices` is where the
-// bindings are looked at, held open like the GPU directory.
+// cached (`bindings`, read once) takes its identity from the cache instead of the driver.
 struct GpuDirectory {
   explicit GpuDirectory(const HostFs& host) : fs(host), dir(host.open_dir("/proc/driver/nvidia/gpus")) {}
   const HostFs& fs;
   std::optional<HostDir> dir;
   std::optional<IdentityCache> identities;
-  std::optional<HostDir> pci_devices;
+  GpuBindings bindings;
 };
 
 // The GPUs /proc/driver/nvidia/gpus lists, from their information files, in bus id order. A

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/error.h"
@@ -12,32 +13,23 @@
 
 namespace gnh {
 
-std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_dir) {
+std::optional<uint64_t> GpuBindings::of(std::string_view gpu_dir) const {
   auto bus = canonical_pci_address(gpu_dir);
   if (!bus) return std::nullopt;
-  try {
-    return fs.entry_inode(std::string(kPciDevicesPath) + "/" + *bus + "/driver");
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  auto it = std::lower_bound(links_.begin(), links_.end(), *bus,
+                             [](const std::pair<std::string, uint64_t>& l, const std::string& b) { return l.first < b; });
+  if (it == links_.end() || it->first != *bus) return std::nullopt;
+  return it->second;
 }
 
-std::optional<uint64_t> read_gpu_binding(const HostDir& pci_devices, std::string_view gpu_dir) {
-  auto bus = canonical_pci_address(gpu_dir);
-  if (!bus) return std::nullopt;
+GpuBindings read_gpu_bindings(const HostFs& fs) {
+  GpuBindings b;
   try {
-    return pci_devices.entry_inode(*bus + "/driver");
+    if (auto dir = fs.open_dir(kNvidiaDriverPath)) b.links_ = dir->entries();
   } catch (const Error&) {
-    return std::nullopt;
+    b.links_.clear();  // nothing proven bound: every GPU is read from the driver
   }
-}
-
-std::optional<HostDir> open_pci_devices(const HostFs& fs) {
-  try {
-    return fs.open_dir(kPciDevicesPath);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  return b;
 }
 
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs) {
@@ -57,9 +49,11 @@ IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* n
   cache.boot_id = read_boot_id(fs);
   auto dir = fs.open_dir("/proc/driver/nvidia/gpus");
   if (!dir) return cache;
+  const GpuBindings before = read_gpu_bindings(fs);
+  std::vector<CachedIdentity> read;
   for (const auto& name : dir->names()) {
-    const auto before = read_gpu_binding(fs, name);
-    if (!before) continue;
+    const auto binding = before.of(name);
+    if (!binding) continue;
     std::optional<std::string> text;
     try {
       text = dir->read(name + "/information", kMaxCachedInformationBytes, ReadEnd::at_short_read);
@@ -73,9 +67,12 @@ IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* n
       if (no_uuid) no_uuid->push_back(name);
       continue;
     }
-    if (read_gpu_binding(fs, name) != before) continue;
-    cache.gpus.push_back({std::move(*id), *before});
+    read.push_back({std::move(*id), *binding});
   }
+  // A GPU bound again while its file was read is left out: its file may be the old binding's.
+  const GpuBindings after = read_gpu_bindings(fs);
+  for (auto& g : read)
+    if (after.of(g.identity.dir) == g.binding) cache.gpus.push_back(std::move(g));
   return cache;
 }
 

@@ -1,4 +1,4 @@
-// The GPU identity cache (gpu/identity_cache.h) on the host: the binding id read from sysfs, the
+// The GPU identity cache (gpu/identity_cache.h) on the host: the bindings read from sysfs, the
 // cache loaded for a start, and the cache built from the driver and written by `topology
 // --refresh`. Loading is never a Failure: a cache that is missing, unreadable, malformed or of
 // another boot only means the information files are read from the driver, as without one.
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpu/identity_cache.h"
@@ -15,22 +16,28 @@
 
 namespace gnh {
 
-// The id of the GPU's current binding to its driver: the inode number of
-// /sys/bus/pci/devices/<bus>/driver, for the GPU's directory name in /proc/driver/nvidia/gpus.
-// nullopt when unbound, not a PCI address, or unreadable. `pci_devices`: /sys/bus/pci/devices
-// held open (a start looks at every GPU's); without it, the path is walked.
-std::optional<uint64_t> read_gpu_binding(const HostFs& fs, std::string_view gpu_dir);
-std::optional<uint64_t> read_gpu_binding(const HostDir& pci_devices, std::string_view gpu_dir);
-constexpr const char* kPciDevicesPath = "/sys/bus/pci/devices";
-// kPciDevicesPath held open; nullopt when it cannot be (then no binding can be proven, and every
-// GPU is read from the driver).
-std::optional<HostDir> open_pci_devices(const HostFs& fs);
+// The GPUs bound to the NVIDIA driver now, each with the id of its binding: the inode number of
+// its link in /sys/bus/pci/drivers/nvidia, which the kernel makes anew at every bind. All of them
+// from one listing of that directory: a start given 64 GPUs looked at 64 links one by one.
+class GpuBindings {
+ public:
+  // The binding of the GPU whose directory in /proc/driver/nvidia/gpus is `gpu_dir`; nullopt when
+  // it is not bound to the NVIDIA driver (or not a PCI address).
+  std::optional<uint64_t> of(std::string_view gpu_dir) const;
+
+ private:
+  friend GpuBindings read_gpu_bindings(const HostFs& fs);
+  std::vector<std::pair<std::string, uint64_t>> links_;  // bus id, inode; sorted
+};
+constexpr const char* kNvidiaDriverPath = "/sys/bus/pci/drivers/nvidia";
+// Empty (no GPU bound) when the directory is missing or cannot be listed.
+GpuBindings read_gpu_bindings(const HostFs& fs);
 
 // The cache at kIdentityCachePath when it was written in this boot; nullopt otherwise.
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs);
 
-// Every GPU's information file read from the driver, each kept only when its binding is the same
-// before and after the read and it names the GPU's UUID (gpu/identity_cache.h): a GPU rebound
+// Every GPU's identity from its information file, each kept only when its binding is the same
+// before and after the reads and it names the GPU's UUID (gpu/identity_cache.h): a GPU rebound
 // meanwhile, or not yet initialised, is left out, and read from the driver at every start until
 // the next refresh; `no_uuid` gets the directories left out for want of a UUID. Failure when the
 // GPU directory cannot be listed.

@@ -226,7 +226,7 @@ bool for_each_entry(int fd, std::string_view what, bool rewind, Each&& each) {
       off += e->d_reclen;
       const char* nm = e->d_name;
       if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) continue;
-      each(nm, e->d_type);
+      each(nm, e->d_type, e->d_ino);
     }
   }
 }
@@ -243,7 +243,7 @@ bool is_subdir(int fd, const char* name, unsigned char type) {
 std::vector<std::string> list_fd(int dfd, bool dirs_only, const std::string& what) {
   OwnedFd fd(dfd);
   std::vector<std::string> names;
-  const bool listed = for_each_entry(dfd, what, false, [&](const char* nm, unsigned char type) {
+  const bool listed = for_each_entry(dfd, what, false, [&](const char* nm, unsigned char type, uint64_t) {
     if (!dirs_only || is_subdir(dfd, nm, type)) names.emplace_back(nm);
   });
   if (!listed) fail_errno("cannot list " + what, ENOENT);
@@ -361,7 +361,7 @@ bool BeneathDir::read(const char* name, std::string* out, std::string_view what,
 }
 
 bool BeneathDir::subdirs(std::vector<std::string>* names, std::string_view what) const {
-  return for_each_entry(fd_, what, true, [&](const char* nm, unsigned char type) {
+  return for_each_entry(fd_, what, true, [&](const char* nm, unsigned char type, uint64_t) {
     if (is_subdir(fd_, nm, type)) names->emplace_back(nm);
   });
 }
@@ -382,20 +382,17 @@ std::optional<std::string> HostDir::read(std::string_view rel, size_t max_bytes,
   return read_fd(fd.get(), max_bytes, what, end);
 }
 
-std::optional<uint64_t> HostDir::entry_inode(std::string_view rel) const {
-  std::string name(rel);
-  if (name.find('\0') != std::string::npos) fail("refusing to look at '" + path_ + "/" + name + "': the path has a NUL byte", EINVAL);
-  struct stat st;
-  if (::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (is_absent_errno(errno)) return std::nullopt;
-    fail_errno("cannot look at " + path_ + "/" + name, errno);
-  }
-  return static_cast<uint64_t>(st.st_ino);
+std::vector<std::pair<std::string, uint64_t>> HostDir::entries() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  if (!for_each_entry(fd_, path_, true, [&](const char* nm, unsigned char, uint64_t ino) { out.emplace_back(nm, ino); }))
+    fail_errno("cannot list " + path_, ENOENT);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::vector<std::string> HostDir::names() const {
   std::vector<std::string> out;
-  if (!for_each_entry(fd_, path_, true, [&](const char* nm, unsigned char) { out.emplace_back(nm); }))
+  if (!for_each_entry(fd_, path_, true, [&](const char* nm, unsigned char, uint64_t) { out.emplace_back(nm); }))
     fail_errno("cannot list " + path_, ENOENT);
   std::sort(out.begin(), out.end());
   return out;

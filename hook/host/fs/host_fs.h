@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gnh {
@@ -73,9 +74,8 @@ class HostDir {
                                   ReadEnd end = ReadEnd::at_eof) const;
   // The directory's entries, sorted, without "." and "..". Failure when it cannot be listed.
   std::vector<std::string> names() const;
-  // The inode number of the entry `rel` itself (a link is not followed); nullopt when absent, as
-  // HostFs::entry_inode.
-  std::optional<uint64_t> entry_inode(std::string_view rel) const;
+  // names() with each entry's inode number as the directory lists it (getdents64's d_ino).
+  std::vector<std::pair<std::string, uint64_t>> entries() const;
   // The directory's path on this machine, for messages.
   const std::string& path() const { return path_; }
 
