@@ -12,7 +12,8 @@
 #     a spec from this host's `nvidia-ctk cdi generate`, auto = jit-cdi here) in front of runc,
 #     alone and behind our shim, with and without NVIDIA_VISIBLE_DEVICES=all; and runc alone and
 #     behind our shim. Ours as a ratio of NVIDIA's and as a share of NVIDIA's cost above runc
-#     (target: at most 10%).
+#     (target: at most 10%), beside the same share for an exec-only wrapper in that place (the
+#     floor of any shim there).
 # Every row is verified once before timing by the path it took (the log line, the cli's record,
 # the spec NVIDIA's runtime handed runc).
 #
@@ -238,6 +239,18 @@ grep -q "container=gver-shim-nv-cdi-gpu .*action=allow gpus=/dev/nvidia" "$W/hoo
     die "shim, cdi, GPU: our hook did not see the GPU NVIDIA's runtime gave: $(grep gver-shim-nv-cdi-gpu "$W/hook.log" | tail -n1)"
 verify_cycle runc-nogpu nogpu etc-gnh "$RUNC" legacy
 verify_cycle shim-runc-nogpu nogpu etc-gnh "$SHIM" legacy
+# wrap_argv ROW MODE: one start without a GPU through an exec-only wrapper in front of NVIDIA's
+# runtime: the floor of any shim there, one exec more per step
+wrap_argv() {
+    local IFS=$'\t'
+    echo "$CYCLE${IFS}-c${IFS}$W/etc-gnh${IFS}-e${IFS}NVIDIA_CTK_CONFIG_FILE_PATH=$W/nv-rt-$2.toml${IFS}-e${IFS}EXEC_WRAPPER_NEXT=$NVRT${IFS}$WRAPPER${IFS}$W/state${IFS}$W/c-nogpu${IFS}gcyc-$1"
+}
+for mode in legacy cdi auto; do
+    IFS=$'\t' read -r -a argv <<<"$(wrap_argv "wver-$mode" $mode)"
+    "${argv[@]}" >"$W/verify.out" 2>&1 || die "the exec-only wrapper in front of NVIDIA's runtime ($mode): a start exited $?: $(tail -n 3 "$W/verify.out")"
+    cp "$W/c-nogpu/config.json.orig" "$W/c-nogpu/config.json"
+done
+say "verified a start without a GPU through the exec-only wrapper in front of NVIDIA's runtime, in each mode"
 
 # ---------------------------------------------------------------- the plan
 {
@@ -258,6 +271,7 @@ verify_cycle shim-runc-nogpu nogpu etc-gnh "$SHIM" legacy
             echo "variant-other${T}start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label${T}-${T}$W/c-$gpu.reset.tsv${T}$(cycle_argv c-shnv-$mode-$gpu $gpu etc-gnh-nv "$SHIM" $mode)"
             echo "cmp${T}start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label${T}start: nvidia-container-runtime $mode, $label${T}1.1${T}(info) our shim in front of NVIDIA's runtime ($mode, $label) against NVIDIA's runtime alone"
         done
+        echo "variant-other${T}start: exec-only wrapper -> nvidia-container-runtime $mode, no GPU${T}-${T}$W/c-nogpu.reset.tsv${T}$(wrap_argv c-wrap-$mode $mode)"
         echo "cmp${T}start: gpu-numa-runtime -> runc, no GPU${T}start: nvidia-container-runtime $mode, no GPU${T}1${T}(info) our shim in front of runc against NVIDIA's runtime ($mode) in front of runc"
     done
     echo "cmp${T}start: gpu-numa-runtime -> runc, no GPU${T}start: runc, no GPU${T}1.02${T}a start without a GPU (create, start, delete) through the shim within 1.02x of runc alone"
@@ -295,6 +309,9 @@ in_ns "$BENCH" --rounds "$ROUNDS" --warmup 10 --raw "$OUT/gpu-host-raw.tsv" --ti
             share_of_theirs_added "$OUT/gpu-host-raw.tsv" "start: gpu-numa-runtime -> nvidia-container-runtime $mode, $label" \
                 "start: nvidia-container-runtime $mode, $label" "start: runc, no GPU"
         done
+        # the floor of any shim in that place: one exec more per step, nothing read
+        share_of_theirs_added "$OUT/gpu-host-raw.tsv" "start: exec-only wrapper -> nvidia-container-runtime $mode, no GPU" \
+            "start: nvidia-container-runtime $mode, no GPU" "start: runc, no GPU"
     done
 } | tee -a "$OUT/gpu-host-table.md"
 exit $STATUS
