@@ -85,17 +85,11 @@ nvidia_runtime_cases() {
         "nvidia-container-runtime-hook.path=$nvhook" "nvidia-container-cli.path=$TMP/bin/nvidia-container-cli" \
         nvidia-container-cli.load-kmods=false ||
         { fail "nvidia-ctk config --set (NVIDIA's settings)" "$(tail -3 "$TMP/nvrt-ctk.log" | one_line)"; return; }
-    # nvidia-ctk cdi generate's layout for GPU 0, cut to the device nodes (host paths: this run's
-    # fake nodes; the control nodes exist when crio-cases-nvidia.sh ran)
+    # the fake GPU's CDI spec (host paths: this run's fake nodes; the control nodes exist when
+    # crio-cases-nvidia.sh ran)
     [ -e "$TMP/dev/nvidiactl" ] || mknod "$TMP/dev/nvidiactl" c 195 255
     [ -e "$TMP/dev/nvidia-modeset" ] || mknod "$TMP/dev/nvidia-modeset" c 195 254
-    cat >"$TMP/nvrt-cdi/nvidia.json" <<JSON
-{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
- "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0", "hostPath": "$TMP/dev/nvidia0"}]}}],
- "containerEdits": {"env": ["NVIDIA_VISIBLE_DEVICES=void"],
-                    "deviceNodes": [{"path": "/dev/nvidiactl", "hostPath": "$TMP/dev/nvidiactl"},
-                                    {"path": "/dev/nvidia-modeset", "hostPath": "$TMP/dev/nvidia-modeset"}]}}
-JSON
+    write_nvidia_cdi_spec "$TMP/nvrt-cdi/nvidia.json" "$TMP/dev"
 
     # the runtime handler, by nvidia-ctk at its defaults, then crio restarted (its log before kept)
     out=$("$NR_TK/bin/nvidia-ctk" runtime configure --runtime=crio --nvidia-runtime-path="$NVRT" 2>&1); rc=$?

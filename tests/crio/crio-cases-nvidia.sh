@@ -66,12 +66,7 @@ JSON
     # configurer is a no-op, so nothing of CRI-O's is read or written; the undo check at the end
     # diffs /etc/crio), its toolkit installed under $TMP, on until CRI-O has configured it
     : >"$NVLOG"
-    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$installer" --debug \
-        --enable-nri-plugin --nri-socket "$NRI_SOCK" --nri-plugin-index 10 --nri-namespace gpu-operator \
-        --runtime crio --no-runtime-config --cdi-enabled=false \
-        --toolkit-install-dir "$TMP/nvidia/install" --toolkit-source-root "$artifacts" \
-        --pid-file "$TMP/nvidia/run/toolkit.pid" >>"$NVLOG" 2>&1 &
-    echo $! >"$TMP/nvidia.pid"
+    start_nvidia_nri_plugin "$installer" crio "$artifacts"
     if wait_for "$NVLOG" "Started plugin 10-nvidia-ctk-installer"; then
         pass "NVIDIA's NRI plugin (nvidia-ctk-installer 1.20.0) registered with CRI-O $VERSION beside ours: $(grep -o 'Configuring plugin 10-nvidia-ctk-installer for runtime [^"]*' "$NVLOG" | tail -1)"
     else

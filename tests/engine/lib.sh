@@ -164,6 +164,35 @@ make_driver() { # NAME [NODE STATUS]
     [ $# -ge 3 ] && printf 'Node:      %s\nStatus:    %s\n' "$2" "$3" >"$d/numa_status"
 }
 
+# write_nvidia_cdi_spec FILE DEVDIR: the fake GPU's CDI spec in nvidia-ctk cdi generate's layout,
+# cut to what runc needs: GPU 0's node, the control and modeset nodes every device shares (host
+# paths: DEVDIR/nvidia0, nvidiactl, nvidia-modeset), and NVIDIA_VISIBLE_DEVICES=void. The driver
+# libraries' mounts and the nvidia-cdi-hook entries need the real driver.
+write_nvidia_cdi_spec() {
+    mkdir -p "$(dirname "$1")"
+    cat >"$1" <<JSON
+{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
+ "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0", "hostPath": "$2/nvidia0"}]}}],
+ "containerEdits": {"env": ["NVIDIA_VISIBLE_DEVICES=void"],
+                    "deviceNodes": [{"path": "/dev/nvidiactl", "hostPath": "$2/nvidiactl"},
+                                    {"path": "/dev/nvidia-modeset", "hostPath": "$2/nvidia-modeset"}]}}
+JSON
+}
+
+# start_nvidia_nri_plugin INSTALLER RUNTIME ARTIFACTS: NVIDIA's NRI plugin (nvidia-ctk-installer
+# --enable-nri-plugin, the GPU operator's NRI mode) as its README-installer.md runs it, at index
+# 10 on $NRI_SOCK: its toolkit installed from ARTIFACTS under $TMP/nvidia, nothing of the host's
+# configured (in NRI mode its RUNTIME configurer does nothing). In the background, its log
+# appended to $NVLOG, its pid in $TMP/nvidia.pid; the caller waits for its registration.
+start_nvidia_nri_plugin() {
+    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$1" --debug \
+        --enable-nri-plugin --nri-socket "$NRI_SOCK" --nri-plugin-index 10 --nri-namespace gpu-operator \
+        --runtime "$2" --no-runtime-config --cdi-enabled=false \
+        --toolkit-install-dir "$TMP/nvidia/install" --toolkit-source-root "$3" \
+        --pid-file "$TMP/nvidia/run/toolkit.pid" >>"$NVLOG" 2>&1 &
+    echo $! >"$TMP/nvidia.pid"
+}
+
 # write_config NAME TOML...: $TMP/cfg/NAME.toml, logging to $TMP/logs/NAME.log
 write_config() {
     local name=$1 extra

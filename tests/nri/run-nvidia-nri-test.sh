@@ -130,12 +130,7 @@ for _ in $(seq 1 150); do [ -S "$SOCK" ] && VER=$(cri version 2>/dev/null) && br
 start_nvidia() {
     local n
     n=$(grep -c "Started plugin 10-nvidia-ctk-installer" "$NVLOG")
-    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$INSTALLER" --debug \
-        --enable-nri-plugin --nri-socket "$NRI_SOCK" --nri-plugin-index 10 --nri-namespace gpu-operator \
-        --runtime containerd --no-runtime-config --cdi-enabled=false \
-        --toolkit-install-dir "$TMP/nvidia/install" --toolkit-source-root "$ARTIFACTS" \
-        --pid-file "$TMP/nvidia/run/toolkit.pid" >>"$NVLOG" 2>&1 &
-    echo $! >"$TMP/nvidia.pid"
+    start_nvidia_nri_plugin "$INSTALLER" containerd "$ARTIFACTS"
     wait_for "$NVLOG" "Started plugin 10-nvidia-ctk-installer" $((n + 1)) ||
         { fail "NVIDIA's plugin starts" "$(tail -5 "$NVLOG" | one_line)"; finish; }
 }

@@ -50,16 +50,7 @@ make_driver node1 1 online   # GPU memory on node 1, which this host does not ha
 mkdir -p "$TMP/dev" "$TMP/cdi"
 mknod -m 666 "$TMP/dev/nvidia0" c 195 0 && mknod -m 666 "$TMP/dev/nvidiactl" c 195 255 &&
 	mknod -m 666 "$TMP/dev/nvidia-modeset" c 195 254 || { fail "mknod" "cannot make the fake device nodes"; finish; }
-# nvidia-ctk cdi generate's layout, cut to what runc needs: the GPU's node per device, the control
-# and modeset nodes every device shares, and NVIDIA_VISIBLE_DEVICES=void (the driver libraries'
-# mounts and the nvidia-cdi-hook entries need the driver)
-cat >"$TMP/cdi/nvidia.json" <<JSON
-{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
- "devices": [{"name": "0", "containerEdits": {"deviceNodes": [{"path": "/dev/nvidia0", "hostPath": "$TMP/dev/nvidia0"}]}}],
- "containerEdits": {"env": ["NVIDIA_VISIBLE_DEVICES=void"],
-                    "deviceNodes": [{"path": "/dev/nvidiactl", "hostPath": "$TMP/dev/nvidiactl"},
-                                    {"path": "/dev/nvidia-modeset", "hostPath": "$TMP/dev/nvidia-modeset"}]}}
-JSON
+write_nvidia_cdi_spec "$TMP/cdi/nvidia.json" "$TMP/dev"
 
 # nvidia_config MODE: NVIDIA's packaged config.toml set by the real nvidia-ctk, as an operator sets it
 nvidia_config() {
