@@ -51,11 +51,16 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     // the information files whatever the probe says below.
     // Not fatal: without it a start reads the driver's files, as it always could.
     try {
-      std::vector<std::string> no_uuid;
-      IdentityCache identities = build_identity_cache(fs, &no_uuid);
+      IdentitiesLeftOut left_out;
+      IdentityCache identities = build_identity_cache(fs, &left_out);
       write_identity_cache(fs, identities);
       std::printf("wrote %s: %zu GPUs\n", fs.resolve(kIdentityCachePath).c_str(), identities.gpus.size());
-      for (const auto& name : no_uuid)
+      for (const auto& name : left_out.not_bound)
+        std::printf("left out GPU %s: %s has no link to it, or a new one since the refresh began (the GPU is not "
+                    "bound to the NVIDIA driver, or was bound again meanwhile); starts read it from the driver until "
+                    "a refresh finds it bound\n",
+                    name.c_str(), fs.resolve(kNvidiaDriverPath).c_str());
+      for (const auto& name : left_out.no_uuid)
         std::printf("left out GPU %s: its information file names no GPU UUID yet (the GPU is not initialised); "
                     "starts read it from the driver until a refresh finds it\n",
                     name.c_str());

@@ -44,7 +44,9 @@ std::optional<IdentityCache> load_identity_cache(const HostFs& fs) {
   }
 }
 
-IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* no_uuid) {
+IdentityCache build_identity_cache(const HostFs& fs, IdentitiesLeftOut* left_out) {
+  IdentitiesLeftOut ignored;
+  IdentitiesLeftOut& out = left_out ? *left_out : ignored;
   IdentityCache cache;
   cache.boot_id = read_boot_id(fs);
   auto dir = fs.open_dir("/proc/driver/nvidia/gpus");
@@ -53,7 +55,10 @@ IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* n
   std::vector<CachedIdentity> read;
   for (const auto& name : dir->names()) {
     const auto binding = before.of(name);
-    if (!binding) continue;
+    if (!binding) {
+      out.not_bound.push_back(name);
+      continue;
+    }
     std::optional<std::string> text;
     try {
       text = dir->read(name + "/information", kMaxCachedInformationBytes, ReadEnd::at_short_read);
@@ -64,15 +69,19 @@ IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* n
     if (!id) continue;
     // Without its UUID (the GPU not initialised yet) the entry would stand for the whole boot.
     if (!is_gpu_uuid(id->uuid)) {
-      if (no_uuid) no_uuid->push_back(name);
+      out.no_uuid.push_back(name);
       continue;
     }
     read.push_back({std::move(*id), *binding});
   }
   // A GPU bound again while its file was read is left out: its file may be the old binding's.
   const GpuBindings after = read_gpu_bindings(fs);
-  for (auto& g : read)
-    if (after.of(g.identity.dir) == g.binding) cache.gpus.push_back(std::move(g));
+  for (auto& g : read) {
+    if (after.of(g.identity.dir) == g.binding)
+      cache.gpus.push_back(std::move(g));
+    else
+      out.not_bound.push_back(g.identity.dir);
+  }
   return cache;
 }
 

@@ -36,12 +36,17 @@ GpuBindings read_gpu_bindings(const HostFs& fs);
 // The cache at kIdentityCachePath when it was written in this boot; nullopt otherwise.
 std::optional<IdentityCache> load_identity_cache(const HostFs& fs);
 
+// The GPUs a refresh leaves out, by directory, for its report. Each is read from the driver at
+// every start until a refresh finds it.
+struct IdentitiesLeftOut {
+  std::vector<std::string> not_bound;  // no link in kNvidiaDriverPath, or a new one since the refresh began
+  std::vector<std::string> no_uuid;    // its information file names no GPU UUID yet (not initialised)
+};
+
 // Every GPU's identity from its information file, each kept only when its binding is the same
-// before and after the reads and it names the GPU's UUID (gpu/identity_cache.h): a GPU rebound
-// meanwhile, or not yet initialised, is left out, and read from the driver at every start until
-// the next refresh; `no_uuid` gets the directories left out for want of a UUID. Failure when the
-// GPU directory cannot be listed.
-IdentityCache build_identity_cache(const HostFs& fs, std::vector<std::string>* no_uuid = nullptr);
+// before and after the reads and it names the GPU's UUID (gpu/identity_cache.h); the others go to
+// `left_out`. Failure when the GPU directory cannot be listed.
+IdentityCache build_identity_cache(const HostFs& fs, IdentitiesLeftOut* left_out = nullptr);
 
 // Writes the cache atomically to kIdentityCachePath, creating its directory (0755). Failure
 // naming the file.
