@@ -45,9 +45,9 @@ std::optional<std::string_view> line(std::string_view text, size_t& at) {
   return l;
 }
 
-// Splits l on single blanks into n words, the last being the rest of the line (which may hold
-// blanks, or be empty when `rest_may_be_empty`).
-bool words(std::string_view l, std::string_view* out, size_t n, bool rest_may_be_empty = false) {
+// Splits l on single blanks into n non-empty words, the last being the rest of the line (which may
+// hold blanks, or be empty).
+bool words(std::string_view l, std::string_view* out, size_t n) {
   for (size_t k = 0; k + 1 < n; ++k) {
     const size_t blank = l.find(' ');
     if (blank == std::string_view::npos || blank == 0) return false;
@@ -55,7 +55,7 @@ bool words(std::string_view l, std::string_view* out, size_t n, bool rest_may_be
     l.remove_prefix(blank + 1);
   }
   out[n - 1] = l;
-  return rest_may_be_empty || !l.empty();
+  return true;
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ std::optional<IdentityCache> parse_identity_cache(std::string_view text, std::st
     if (cache.gpus.size() == kMaxCachedIdentities) return bad("more than " + std::to_string(kMaxCachedIdentities) + " GPUs");
     auto l = line(text, at);
     std::string_view w[7];
-    if (!l || !words(*l, w, 7, true) || w[0] != "gpu")
+    if (!l || !words(*l, w, 7) || w[0] != "gpu")
       return bad(where() + ": not \"gpu <dir> <binding> <minor> <uuid> <bus-id> <model>\"");
     for (size_t k : {1, 5})
       if (w[k].size() > 32 || !all_of(w[k], bus_char))

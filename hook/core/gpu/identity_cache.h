@@ -1,11 +1,11 @@
 // The GPU identity cache: each GPU's identity (minor, UUID, bus id, model) as its information file
-// gave it, kept beside the id of that GPU's binding to the driver. The driver builds the file by asking the GPU (about 0.17 ms on
-// an H100), and a start that needs every GPU's minor and UUID ("all", an index) read all of them:
-// over a millisecond on an 8-GPU node. A minor is given when the driver binds the GPU and kept until
-// it unbinds; every bind makes a new /sys/bus/pci/drivers/nvidia/<bus> link, whose inode number
-// (a kernfs id, never reused while the system runs) is the binding's id. So a cached file is the
-// driver's answer for as long as that link's inode is the one recorded, and the cache as a whole
-// for as long as the boot is. Written by `topology --refresh`, read by the hook; parsed as if
+// gave it, kept beside the id of that GPU's binding to the driver. The driver builds the file by
+// asking the GPU (about 0.17 ms on an H100), and a start that needs every GPU's minor and UUID
+// ("all", an index) read all of them: over a millisecond on an 8-GPU node. A minor is given when
+// the driver binds the GPU and kept until it unbinds; every bind makes a new
+// /sys/bus/pci/drivers/nvidia/<bus> link, whose inode number (a kernfs id, never reused while the
+// system runs) is the binding's id. So a cached identity is the driver's answer for as long as
+// that link's inode is the one recorded, and the cache as a whole for as long as the boot is. Written by `topology --refresh`, read by the hook; parsed as if
 // hostile: strict lines, bounded sizes. Pure.
 // The identity is kept parsed, not the file's text: a start given all 64 GPUs of a node parsed 64
 // texts again, and loading them cost more than the driver's plain files it replaced.
