@@ -178,7 +178,7 @@ NV_OK=0
 . "$REPO/tests/support/shared-tools.sh"
 nct_tarball=${NCT_TARBALL:-$(shared_tool_tarball nvidia-container-toolkit nvidia-container-toolkit-1.20.0-amd64.tar.xz 2>/dev/null || true)}
 if [ -n "$nct_tarball" ] && [ -f "$nct_tarball" ]; then
-    NCT=$(unpack_cached "$nct_tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") ||
+    NCT=$(unpack_cached "$nct_tarball" nvidia/toolkit-1.20.0) ||
         die "cannot unpack $nct_tarball"
     install -m 0755 "$NCT/bin/nvidia-container-runtime-hook" "$WORK/bin/nvidia-container-runtime-hook"
     NV_HOOK=$WORK/bin/nvidia-container-runtime-hook

@@ -76,6 +76,13 @@ if ((${#missing[@]})); then
 fi
 stamp "installed"
 
+# GNH_COLD_CACHES=1: every cache the tests share (tests/support/cache.sh) starts empty, in a folder
+# of this run's own, as on a fresh machine; without it they are the machine's, under /var/cache.
+# shellcheck source=support/cache.sh
+. tests/support/cache.sh
+cache_go_cold
+trap cache_cold_done EXIT
+
 # Each fetch prints what it got or, loudly, that it got nothing: never an empty line. A failed fetch
 # does not stop the run: the test that needs it fetches again and fails with its own reason.
 fetch_step() {
@@ -166,9 +173,10 @@ cross_pid=$!
 
 echo "== testing"
 cd build
-# Quick tests in parallel; the heavy ones are RUN_SERIAL in tests/CMakeLists.txt.
+# Quick tests in parallel, one per core or GNH_TEST_JOBS at a time; the heavy ones are RUN_SERIAL in
+# tests/CMakeLists.txt.
 rc=0
-ctest --output-on-failure -j"$(nproc)" --timeout 1500 || rc=$?
+ctest --output-on-failure -j"${GNH_TEST_JOBS:-$(nproc)}" --timeout 1500 || rc=$?
 cd "$repo"
 stamp "native tests done"
 

@@ -69,7 +69,7 @@ nvidia_runtime_cases() {
         skip "CRI-O with NVIDIA's runtime: NOT RUN" "$(one_line <"$TMP/nvrt.err")"
         return
     fi
-    NR_TK=$(unpack_cached "$tb" "${GNH_CRIO_CACHE:-/var/cache/gpu-numa-hook-crio}/nvidia/nvidia-container-toolkit-1.20.0" 2>"$TMP/nvrt.err") ||
+    NR_TK=$(unpack_cached "$tb" nvidia/toolkit-1.20.0 2>"$TMP/nvrt.err") ||
         { fail "unpack NVIDIA's toolkit" "$tb: $(one_line <"$TMP/nvrt.err")"; return; }
     NVRT=$NR_TK/bin/nvidia-container-runtime
     nvhook=$NR_TK/bin/nvidia-container-runtime-hook

@@ -4,7 +4,7 @@
 # crio up, ours connected at its default index 99, hooks.d not installed yet, so every hook in a
 # bundle comes from a plugin). NVIDIA's plugin is the real nvidia-ctk-installer 1.20.0 run with
 # --enable-nri-plugin (the GPU operator's NRI mode) at index 10, fetched before the namespace by
-# tests/nri/fetch-nvidia-installer.sh into the suite's own cache ($TMP/nvidia-parts, -fetch.rc,
+# tests/nri/fetch-nvidia-installer.sh from the shared caches ($TMP/nvidia-parts, -fetch.rc,
 # -fetch.err). It answers CreateContainer with ContainerAdjustment.CDIDevices named by the pod
 # annotation nvidia.cdi.k8s.io/container.<name>; CRI-O resolves them through its CDI registry
 # (cdi_spec_dirs, crio-env.sh's $TMP/crio-state/cdi, which holds the spec below) while it applies

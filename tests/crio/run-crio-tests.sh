@@ -52,10 +52,9 @@ if [ -z "${GNH_TMP:-}" ]; then
     esac
     echo "$OUT" | tail -n2 >"$TMP/tool"
     # NVIDIA's own NRI plugin for crio-cases-nvidia.sh (nvidia-ctk-installer 1.20.0 and the artifacts
-    # it installs, from shared/tools), unpacked into this suite's cache (the containerd suites' one
-    # rebuilds its artifacts tree at every fetch); judged inside, where the cases are counted
-    NRI_PARTS_DIR=${GNH_CRIO_CACHE:-/var/cache/gpu-numa-hook-crio}/nvidia \
-        "$REPO/tests/nri/fetch-nvidia-installer.sh" >"$TMP/nvidia-parts" 2>"$TMP/nvidia-fetch.err"
+    # it installs, from shared/tools, in the caches the containerd suites share); judged inside,
+    # where the cases are counted
+    "$REPO/tests/nri/fetch-nvidia-installer.sh" >"$TMP/nvidia-parts" 2>"$TMP/nvidia-fetch.err"
     echo $? >"$TMP/nvidia-fetch.rc"
     make_rootfs
     make_driver online0 0 online

@@ -29,7 +29,7 @@ if ! tarball=$(shared_tool_tarball nvidia-container-toolkit nvidia-container-too
 	echo "NOT RUN: ***** NVIDIA toolkit 1.20.0 is not in $(shared_tools_dir): nvidia-ctk runtime configure beside install not proven on this run *****"
 	exit 77
 fi
-P=$(unpack_cached "$tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") || { echo "FAIL: cannot unpack $tarball"; exit 1; }
+P=$(unpack_cached "$tarball" nvidia/toolkit-1.20.0) || { echo "FAIL: cannot unpack $tarball"; exit 1; }
 if [ -z "${GNH_CTK_IN_NS:-}" ]; then
 	exec env GNH_CTK_IN_NS=1 unshare -m --propagation private -- /bin/bash "$0" "$@"
 fi

@@ -12,7 +12,7 @@
 #     hook install named into config.json as the prestart hook, and runc runs it.
 # Without ../shared/tools it exits 77: NOT RUN, loudly (a failure under CI=true).
 # Usage: tests/nvidia/run-legacy-mode-test.sh HOOK SOURCE_DIR
-# Environment: NVIDIA_PARTS_DIR (default /var/cache/gpu-numa-hook-nvidia): the unpacked toolkit.
+# The toolkit is unpacked once into the cache nvidia/toolkit-1.20.0 (tests/support/cache.sh).
 set -u
 HOOK=$(readlink -f "$1")
 SRC=$2
@@ -27,7 +27,7 @@ if ! tarball=$(shared_tool_tarball nvidia-container-toolkit nvidia-container-too
 	echo "NOT RUN: ***** NVIDIA toolkit 1.20.0 is not in $(shared_tools_dir): install --runtime nvidia-legacy against the real nvidia-ctk and nvidia-container-runtime not proven on this run *****"
 	exit 77
 fi
-P=$(unpack_cached "$tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") || { echo "FAIL: cannot unpack $tarball"; exit 1; }
+P=$(unpack_cached "$tarball" nvidia/toolkit-1.20.0) || { echo "FAIL: cannot unpack $tarball"; exit 1; }
 CTK=$P/bin/nvidia-ctk
 
 T=$(mktemp -d /tmp/gnh-nvidia.XXXXXX)

@@ -40,7 +40,7 @@ if ! tarball=$(shared_tool_tarball nvidia-container-toolkit nvidia-container-too
 	echo "NOT RUN: ***** NVIDIA toolkit 1.20.0 is not in $(shared_tools_dir): our shim in front of the real nvidia-container-runtime not proven on this run *****"
 	exit 77
 fi
-P=$(unpack_cached "$tarball" "${NVIDIA_PARTS_DIR:-/var/cache/gpu-numa-hook-nvidia}/toolkit-1.20.0") || { fail "unpack" "$tarball"; finish; }
+P=$(unpack_cached "$tarball" nvidia/toolkit-1.20.0) || { fail "unpack" "$tarball"; finish; }
 NVRT=$P/bin/nvidia-container-runtime
 make_rootfs
 make_driver online0 0 online

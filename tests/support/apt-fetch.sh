@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Debian packages of another suite (trixie, sid) fetched for the tests without touching the
-# system's apt: a private sources list and lists per suite in a cache, `apt-get download`, and
-# `dpkg-deb -x` by the caller. Sourced by tests/nri/fetch-containerd.sh, tests/nri/fetch-nri-go.sh
-# and tests/k8s/fetch-k8s-tools.sh. Messages name the script that sourced this (APT_FETCH_NAME).
+# system's apt: a private sources list and lists per suite, `apt-get download`, and `dpkg-deb -x`
+# by the caller. Sourced by the fetch scripts (tests/nri/fetch-containerd.sh and others), used inside
+# their cache fillers. Messages name the script that sourced this (APT_FETCH_NAME).
 # The mirror sometimes drops an index in the middle of a sync ("File has unexpected size"), the
 # npm registry a connection: every network step goes through retry.
 APT_FETCH_NAME=${APT_FETCH_NAME:-$(basename "$0" .sh)}
@@ -26,8 +26,9 @@ debian_mirror() {
 	echo "${uri:-http://deb.debian.org/debian}"
 }
 
-# apt_suite CACHE SUITE: sets apt_opts, the options that make apt-get read SUITE's private sources
-# and lists (CACHE/apt-SUITE, shared by the scripts with the same CACHE), and updates those lists.
+# apt_suite DIR SUITE: sets apt_opts, the options that make apt-get read SUITE's private sources
+# and lists (DIR/apt-SUITE, DIR the folder a cache filler is building: tests/support/cache.sh; it
+# removes them when done), and updates those lists.
 # The status file is empty, so apt resolves every dependency from SUITE. Exits 2 when the update
 # fails five times.
 apt_suite() {

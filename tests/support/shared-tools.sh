@@ -22,16 +22,16 @@ shared_tool_tarball() {
 	echo "$f"
 }
 
-# unpack_cached TARBALL DIR: unpacks TARBALL into DIR/root once, keyed by its sha256 (DIR/complete
-# holds it), so a changed tarball is unpacked again; prints DIR/root
+# unpack_cached TARBALL CACHE-ENTRY: TARBALL unpacked once into CACHE-ENTRY/root (a cache entry,
+# tests/support/cache.sh, keyed by the tarball's sha256: a changed tarball is unpacked again);
+# prints that root. CACHE-ENTRY is relative to the caches' root, e.g. nvidia/toolkit-1.20.0.
 unpack_cached() {
-	local tarball=$1 dir=$2 sum
+	local tarball=$1 sum entry
 	sum=$(sha256sum <"$tarball" | cut -d' ' -f1) || return 1
-	if [ "$(cat "$dir/complete" 2>/dev/null)" != "$sum" ]; then
-		rm -rf "$dir"
-		mkdir -p "$dir/root" || return 1
-		tar -xJf "$tarball" -C "$dir/root" || { echo "cannot unpack $tarball" >&2; return 1; }
-		echo "$sum" >"$dir/complete"
-	fi
-	echo "$dir/root"
+	# shellcheck source=cache.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+	entry=$(cache_fill "$(cache_dir "${2%%/*}")/${2#*/}" "$sum" \
+		bash -ec 'mkdir "$2/root"; tar -xJf "$1" -C "$2/root"' unpack "$tarball") ||
+		{ echo "cannot unpack $tarball" >&2; return 1; }
+	echo "$entry/root"
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Every cache that tests, fetches and benchmarks share (/var/cache/gpu-numa-hook-*) is written through
+# tests/support/cache.sh alone: filled under its lock, built aside, stamped when whole. A script that
+# writes there itself can delete or stamp a cache another test is filling (seen: `rm -rf` of the
+# toolkit's tree while a parallel test unpacked into it, and tar's "Cannot utime").
+#
+#   check-cache-writes.sh [FILE...]    default: every tracked shell script
+#
+# It fails on a script, other than cache.sh, that
+#   - names the caches' root (/var/cache/gpu-numa-hook, GNH_CACHE_ROOT) instead of cache_dir;
+#   - stamps an entry (writes or touches a `complete` file);
+#   - takes flock on a cache itself;
+#   - writes (rm, mv, mkdir, touch, cp, ln, tar -x, dpkg-deb -x, a redirect) into a path built from
+#     what cache_dir or cache_fill printed, on a line that is not a cache_fill or cache_drop call.
+# A cache filler writes only into the folder cache_fill hands it, which is not such a path.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+helper=tests/support/cache.sh
+
+files=("$@")
+if [ ${#files[@]} = 0 ]; then
+	while IFS= read -r f; do
+		[ -f "$f" ] || continue
+		first=$(head -c 200 "$f" | tr -d '\0' | sed -n 1p)
+		case "$f:$first" in *.sh:* | *:'#!'*sh*) files+=("$f") ;; esac
+	done < <(git ls-files ':!tests/lint/fixtures/' ':!tests/lint/check-cache-writes.sh')
+fi
+
+bad=0
+report() { # FILE LINE-NUMBER WHY TEXT
+	echo "FAIL: $1:$2: $3: $(sed 's/^[[:space:]]*//' <<<"$4" | cut -c1-140)"
+	bad=$((bad + 1))
+}
+# writes_into CODE VAR: whether a command of CODE writes into a path that starts with $VAR: rm, mv,
+# mkdir, touch, chmod name it anywhere; cp, ln, install, rsync, dpkg-deb -x as their last word;
+# tar -x after -C; a redirect as its target.
+writes_into() {
+	local code=$1 ref="\"?\\\$\\{?$2([^A-Za-z0-9_]|$)" seg words
+	grep -qE "(>>?|-C)[[:space:]]*$ref" <<<"$code" && return 0
+	while IFS= read -r seg; do
+		read -ra words <<<"$seg"
+		[ ${#words[@]} -gt 0 ] || continue
+		case ${words[0]} in
+			rm | mv | mkdir | touch | chmod | chown) grep -qE "$ref" <<<"${words[*]:1}" && return 0 ;;
+			cp | ln | install | rsync) grep -qE "^$ref" <<<"${words[-1]}" && return 0 ;;
+			dpkg-deb) [ "${words[1]:-}" = -x ] && grep -qE "^$ref" <<<"${words[-1]}" && return 0 ;;
+		esac
+	done < <(sed -E 's/(\|\||&&|;|\||\$\(|\(|\{)/\n/g' <<<"$code" | sed -E 's/^[[:space:]]+//')
+	return 1
+}
+
+checked=0
+for f in "${files[@]}"; do
+	[ "$f" = "$helper" ] && continue
+	checked=$((checked + 1))
+	n=0
+	cache_vars=()
+	while IFS= read -r line; do
+		n=$((n + 1))
+		code=${line%%#*} # a comment may name the root; code may not
+		[ -n "${code//[[:space:]]/}" ] || continue
+		if grep -qE '/var/cache/gpu-numa-hook|GNH_CACHE_ROOT' <<<"$code"; then
+			report "$f" $n "names the caches' root; take a cache's folder from cache_dir (tests/support/cache.sh)" "$line"
+		fi
+		if grep -qE '(>>?[[:space:]]*"?[^[:space:]]*/complete"?([[:space:]]|$))|touch[[:space:]].*/complete' <<<"$code"; then
+			report "$f" $n "stamps a cache entry itself; cache_fill stamps it once the filler succeeded" "$line"
+		fi
+		if grep -qE '(^|[^_a-z])flock[[:space:]]' <<<"$code" && [ ${#cache_vars[@]} -gt 0 ]; then
+			report "$f" $n "locks a cache itself; cache_fill holds the entry's lock" "$line"
+		fi
+		# variables that hold a cache's folder or an entry
+		if [[ $code =~ ([A-Za-z_][A-Za-z0-9_]*)=\$\((cache_dir|cache_fill)[[:space:]] ]]; then
+			cache_vars+=("${BASH_REMATCH[1]}")
+			continue
+		fi
+		grep -qE 'cache_fill|cache_drop' <<<"$code" && continue
+		for v in "${cache_vars[@]}"; do
+			if writes_into "$code" "$v"; then
+				report "$f" $n "writes into a cache (\$$v, from cache_dir or cache_fill) outside the helper" "$line"
+				break
+			fi
+		done
+	done <"$f"
+done
+if [ "$bad" != 0 ]; then
+	echo "$bad cache write(s) outside tests/support/cache.sh in $checked scripts: fill caches with cache_fill, drop them with cache_drop"
+	exit 1
+fi
+echo "ok: $checked scripts write no cache but through tests/support/cache.sh"
