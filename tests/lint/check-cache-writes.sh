@@ -30,25 +30,37 @@ fi
 
 bad=0
 report() { # FILE LINE-NUMBER WHY TEXT
-	echo "FAIL: $1:$2: $3: $(sed 's/^[[:space:]]*//' <<<"$4" | cut -c1-140)"
+	local text=${4#"${4%%[![:space:]]*}"}
+	echo "FAIL: $1:$2: $3: ${text:0:140}"
 	bad=$((bad + 1))
 }
+# Bash's own regex matching throughout: a grep per line made this lint take over a minute.
+root_re='/var/cache/gpu-numa-hook|GNH_CACHE_ROOT'
+stamp_re='(>>?[[:space:]]*"?[^[:space:]]*/complete"?([[:space:]]|$))|touch[[:space:]].*/complete'
+flock_re='(^|[^_a-z])flock[[:space:]]'
+var_re='([A-Za-z_][A-Za-z0-9_]*)=\$\((cache_dir|cache_fill)[[:space:]]'
+helper_re='cache_fill|cache_drop'
+find_write_re='-delete|-exec rm'
 # writes_into CODE VAR: whether a command of CODE writes into a path that starts with $VAR: rm, mv,
 # mkdir, touch, chmod name it anywhere; cp, ln, install, rsync, dpkg-deb -x as their last word;
 # tar -x after -C; find with -delete or -exec rm; a redirect as its target.
 writes_into() {
-	local code=$1 ref="\"?\\\$\\{?$2([^A-Za-z0-9_]|$)" seg words
-	grep -qE "(>>?|-C)[[:space:]]*$ref" <<<"$code" && return 0
+	local code=$1 ref="\"?\\\$\\{?$2([^A-Za-z0-9_]|$)" seg words split
+	local redirect_re="(>>?|-C)[[:space:]]*$ref" last_re="^$ref"
+	[[ $code =~ $redirect_re ]] && return 0
+	[[ $code =~ $ref ]] || return 1
+	split=$code
+	for sep in '||' '&&' ';' '|' '$(' '(' '{'; do split=${split//"$sep"/$'\n'}; done
 	while IFS= read -r seg; do
 		read -ra words <<<"$seg"
 		[ ${#words[@]} -gt 0 ] || continue
 		case ${words[0]} in
-			rm | mv | mkdir | touch | chmod | chown) grep -qE "$ref" <<<"${words[*]:1}" && return 0 ;;
-			cp | ln | install | rsync) grep -qE "^$ref" <<<"${words[-1]}" && return 0 ;;
-			dpkg-deb) [ "${words[1]:-}" = -x ] && grep -qE "^$ref" <<<"${words[-1]}" && return 0 ;;
-			find) grep -qE -- '-delete|-exec rm' <<<"$code" && grep -qE "$ref" <<<"$code" && return 0 ;;
+			rm | mv | mkdir | touch | chmod | chown) [[ ${words[*]:1} =~ $ref ]] && return 0 ;;
+			cp | ln | install | rsync) [[ ${words[-1]} =~ $last_re ]] && return 0 ;;
+			dpkg-deb) [ "${words[1]:-}" = -x ] && [[ ${words[-1]} =~ $last_re ]] && return 0 ;;
+			find) [[ $code =~ $find_write_re ]] && return 0 ;;
 		esac
-	done < <(sed -E 's/(\|\||&&|;|\||\$\(|\(|\{)/\n/g' <<<"$code" | sed -E 's/^[[:space:]]+//')
+	done <<<"$split"
 	return 1
 }
 
@@ -62,21 +74,21 @@ for f in "${files[@]}"; do
 		n=$((n + 1))
 		code=${line%%#*} # a comment may name the root; code may not
 		[ -n "${code//[[:space:]]/}" ] || continue
-		if grep -qE '/var/cache/gpu-numa-hook|GNH_CACHE_ROOT' <<<"$code"; then
+		if [[ $code =~ $root_re ]]; then
 			report "$f" $n "names the caches' root; take a cache's folder from cache_dir (tests/support/cache.sh)" "$line"
 		fi
-		if grep -qE '(>>?[[:space:]]*"?[^[:space:]]*/complete"?([[:space:]]|$))|touch[[:space:]].*/complete' <<<"$code"; then
+		if [[ $code =~ $stamp_re ]]; then
 			report "$f" $n "stamps a cache entry itself; cache_fill stamps it once the filler succeeded" "$line"
 		fi
-		if grep -qE '(^|[^_a-z])flock[[:space:]]' <<<"$code" && [ ${#cache_vars[@]} -gt 0 ]; then
+		if [[ $code =~ $flock_re ]] && [ ${#cache_vars[@]} -gt 0 ]; then
 			report "$f" $n "locks a cache itself; cache_fill holds the entry's lock" "$line"
 		fi
 		# variables that hold a cache's folder or an entry
-		if [[ $code =~ ([A-Za-z_][A-Za-z0-9_]*)=\$\((cache_dir|cache_fill)[[:space:]] ]]; then
+		if [[ $code =~ $var_re ]]; then
 			cache_vars+=("${BASH_REMATCH[1]}")
 			continue
 		fi
-		grep -qE 'cache_fill|cache_drop' <<<"$code" && continue
+		[[ $code =~ $helper_re ]] && continue
 		for v in "${cache_vars[@]}"; do
 			if writes_into "$code" "$v"; then
 				report "$f" $n "writes into a cache (\$$v, from cache_dir or cache_fill) outside the helper" "$line"
