@@ -44,7 +44,50 @@ bool has_mount_list(const oci::Spec& spec) {
   return false;
 }
 
+bool env_names_mount_folder(const oci::Spec& spec) {
+  auto v = spec.env_value(kVisibleDevicesEnv);
+  return v && names_device_mount_folder(*v);
+}
+
 }  // namespace
+
+bool names_device_mount_folder(std::string_view value) {
+  value = trim(value);
+  if (!value.empty() && value.back() == '/') value.remove_suffix(1);
+  std::string_view folder = kDeviceMountDir;
+  folder.remove_suffix(1);  // its trailing '/'
+  return value == folder;
+}
+
+std::optional<std::string> wrapper_config_path(std::string_view script) {
+  if (script.rfind("#!", 0) != 0) return std::nullopt;
+  constexpr std::string_view kKey = "NVIDIA_CTK_CONFIG_FILE_PATH=";
+  size_t at = script.find(kKey);
+  // The assignment starts a word: the start of a line, or after a blank.
+  while (at != std::string_view::npos && at > 0 && script[at - 1] != '\n' && script[at - 1] != ' ' &&
+         script[at - 1] != '\t')
+    at = script.find(kKey, at + 1);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view v = script.substr(at + kKey.size());
+  if (!v.empty() && (v.front() == '"' || v.front() == '\'')) {
+    const char q = v.front();
+    v.remove_prefix(1);
+    v = v.substr(0, v.find(q));
+  } else {
+    v = v.substr(0, v.find_first_of(" \t\n\\;"));
+  }
+  // Only a plain absolute path: a shell expansion or a relative one could be anything.
+  if (v.empty() || v.front() != '/' || v.find_first_of("$`") != std::string_view::npos) return std::nullopt;
+  return std::string(v);
+}
+
+NvidiaConfigLocation nvidia_config_location(const VisibleDevicesReader& reader,
+                                            std::optional<std::string_view> hook_text) {
+  if (reader.config) return {*reader.config, true};
+  if (hook_text)
+    if (auto p = wrapper_config_path(*hook_text)) return {std::move(*p), true};
+  return {kNvidiaConfigPath, false};
+}
 
 DeviceForms every_device_form() { return {true, true, ""}; }
 
@@ -96,13 +139,18 @@ DeviceForms device_forms(const oci::Spec& spec, const VisibleDevicesReader& read
             reader.kind == Kind::unknown_hook ? "hook " + reader.path + " may read NVIDIA_VISIBLE_DEVICES"
                                               : "NVIDIA's hook " + reader.path + " reads NVIDIA_VISIBLE_DEVICES (its settings unknown)"};
   DeviceForms f;
-  f.mounts = settings->accept_volume_mounts;
+  // The variable naming the mount folder counts the mounts even where the settings say no: it is
+  // what the volume-mounts strategy sets, and settings read wrongly must not lose the GPU.
+  const bool folder_named = !settings->accept_volume_mounts && env_names_mount_folder(spec);
+  f.mounts = settings->accept_volume_mounts || folder_named;
   f.env = !(f.mounts && has_mount_list(spec)) && (settings->accept_env_unprivileged || privileged(spec));
   f.why = "NVIDIA's hook " + reader.path + (f.env ? " reads NVIDIA_VISIBLE_DEVICES" : " ignores NVIDIA_VISIBLE_DEVICES") +
           (f.env || !f.mounts || !has_mount_list(spec) ? "" : " (it uses the volume-mount list)") +
           (!f.env && !settings->accept_env_unprivileged && !privileged(spec)
                ? " from an unprivileged container (accept-nvidia-visible-devices-envvar-when-unprivileged = false)"
-               : "");
+               : "") +
+          (folder_named ? "; NVIDIA_VISIBLE_DEVICES names the volume-mount folder, so its mounts count" : "") +
+          (settings->source.empty() ? "" : " (settings: " + settings->source + ")");
   return f;
 }
 

@@ -50,6 +50,7 @@ VisibleDevicesReader visible_devices_reader(const oci::Spec& spec, std::string_v
 struct NvidiaHookSettings {
   bool accept_env_unprivileged = true;  // accept-nvidia-visible-devices-envvar-when-unprivileged
   bool accept_volume_mounts = false;    // accept-nvidia-visible-devices-as-volume-mounts
+  std::string source;                   // the file they came from, for the log ("" in unit cases)
 };
 // nullopt when the text is not TOML or a key is not a boolean (the hook then errs towards
 // counting both forms).
@@ -65,5 +66,29 @@ DeviceForms device_forms(const oci::Spec& spec, const VisibleDevicesReader& read
 
 // NVIDIA's hook's config.toml path when it is given none (/etc/nvidia-container-runtime/config.toml).
 constexpr const char* kNvidiaConfigPath = "/etc/nvidia-container-runtime/config.toml";
+
+// The config.toml a toolkit wrapper script hands NVIDIA's program: the GPU operator's toolkit
+// container installs each program as a /bin/sh wrapper around a *.real copy, which sets
+// NVIDIA_CTK_CONFIG_FILE_PATH=<dir>/.config/nvidia-container-runtime/config.toml, and the spec
+// names the wrapper, with no -config. nullopt when `script` is not such a script (an ELF program,
+// a script setting no absolute path).
+std::optional<std::string> wrapper_config_path(std::string_view script);
+
+// Where NVIDIA's hook `reader` reads its settings: its -config argument, else what its wrapper
+// script (`hook_text`, the hook file's first bytes; nullopt when unread) hands it, else
+// kNvidiaConfigPath. `named` says whether the path was given (-config or a wrapper): such a file,
+// absent, leaves the settings unknown; an absent kNvidiaConfigPath is NVIDIA's defaults.
+struct NvidiaConfigLocation {
+  std::string path;
+  bool named = false;
+};
+NvidiaConfigLocation nvidia_config_location(const VisibleDevicesReader& reader,
+                                            std::optional<std::string_view> hook_text);
+
+// Whether NVIDIA_VISIBLE_DEVICES's value is the volume-mount folder itself (the device plugin's
+// volume-mounts strategy: /var/run/nvidia-container-devices): then it names no GPU but points
+// at the mount list, which counts wherever a hook reads the variable, whatever the hook's settings
+// say, so that a container is never left unprotected by settings we read wrongly.
+bool names_device_mount_folder(std::string_view value);
 
 }  // namespace gnh

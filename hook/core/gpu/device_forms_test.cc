@@ -154,3 +154,109 @@ TEST_CASE("device forms: NVIDIA's config.toml keys, its defaults, and text that 
   CHECK_FALSE(nvidia_hook_settings("a = [}\n"));
   CHECK_FALSE(nvidia_hook_settings("[[[\n"));
 }
+
+namespace {
+
+// The wrapper nvidia-ctk-installer 1.20.0 writes for the hook with --toolkit-install-dir
+// /usr/local/nvidia (tests/fixtures/nvidia-ctk-installer-1.20.0/nvidia-container-runtime-hook).
+constexpr const char* kInstallerWrapper =
+    "#! /bin/sh\n"
+    "NVIDIA_CTK_CONFIG_FILE_PATH=/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml \\\n"
+    "PATH=/usr/local/nvidia/toolkit:$PATH \\\n"
+    "\t/usr/local/nvidia/toolkit/nvidia-container-runtime-hook.real \\\n"
+    "\t\t\"$@\"\n";
+const oci::Hook kOperatorHook{"prestart", "/usr/local/nvidia/toolkit/nvidia-container-runtime-hook",
+                              {"nvidia-container-runtime-hook", "prestart"}};
+
+Inventory two_gpus() {
+  Inventory inv;
+  for (unsigned i = 0; i < 2; ++i) {
+    Gpu g;
+    g.minor = i;
+    g.bus_id = "0000:0" + std::to_string(i) + ":00.0";
+    g.uuid = "GPU-" + std::to_string(i) + "b1e9f2c-0000-0000-0000-000000000000";
+    inv.gpus.push_back(g);
+  }
+  return inv;
+}
+
+}  // namespace
+
+TEST_CASE("device forms: the config.toml a toolkit wrapper hands NVIDIA's hook") {
+  CHECK(wrapper_config_path(kInstallerWrapper) ==
+        std::optional<std::string>("/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml"));
+  CHECK(wrapper_config_path("#!/bin/sh\nexport NVIDIA_CTK_CONFIG_FILE_PATH=\"/opt/nv/my config.toml\"\nexec x\n") ==
+        std::optional<std::string>("/opt/nv/my config.toml"));
+  // not a wrapper, or one we cannot read a plain path from
+  CHECK_FALSE(wrapper_config_path(std::string("\x7f" "ELF\x02\x01\x01", 7)));
+  CHECK_FALSE(wrapper_config_path("#!/bin/sh\nexec /usr/bin/nvidia-container-runtime-hook.real \"$@\"\n"));
+  CHECK_FALSE(wrapper_config_path("#!/bin/sh\nNVIDIA_CTK_CONFIG_FILE_PATH=$HOME/c.toml x\n"));
+  CHECK_FALSE(wrapper_config_path("#!/bin/sh\nNVIDIA_CTK_CONFIG_FILE_PATH=relative/c.toml x\n"));
+  CHECK_FALSE(wrapper_config_path("#!/bin/sh\nMY_NVIDIA_CTK_CONFIG_FILE_PATH=/x.toml x\n"));
+  CHECK_FALSE(wrapper_config_path("NVIDIA_CTK_CONFIG_FILE_PATH=/x.toml\n"));  // no #!: not a script
+}
+
+TEST_CASE("device forms: where NVIDIA's hook reads its settings: -config, its wrapper, or /etc") {
+  oci::Spec s = with_hooks({kOperatorHook});
+  VisibleDevicesReader r = visible_devices_reader(s, "");
+  NvidiaConfigLocation l = nvidia_config_location(r, std::string_view(kInstallerWrapper));
+  CHECK(l.path == "/usr/local/nvidia/toolkit/.config/nvidia-container-runtime/config.toml");
+  CHECK(l.named);
+  // an ELF hook, or one not read: NVIDIA's default path, whose absence means NVIDIA's defaults
+  l = nvidia_config_location(r, std::nullopt);
+  CHECK(l.path == kNvidiaConfigPath);
+  CHECK_FALSE(l.named);
+  // -config wins over what a wrapper says
+  s = with_hooks({{"prestart", kOperatorHook.path, {"nvidia-container-runtime-hook", "-config=/x/c.toml", "prestart"}}});
+  r = visible_devices_reader(s, "");
+  l = nvidia_config_location(r, std::string_view(kInstallerWrapper));
+  CHECK(l.path == "/x/c.toml");
+  CHECK(l.named);
+}
+
+TEST_CASE("device forms: NVIDIA_VISIBLE_DEVICES naming the volume-mount folder counts the mounts") {
+  CHECK(names_device_mount_folder("/var/run/nvidia-container-devices"));
+  CHECK(names_device_mount_folder("/var/run/nvidia-container-devices/"));
+  CHECK(names_device_mount_folder(" /var/run/nvidia-container-devices "));
+  CHECK_FALSE(names_device_mount_folder("/var/run/nvidia-container-devices/0"));
+  CHECK_FALSE(names_device_mount_folder("/run/nvidia-container-devices"));
+  CHECK_FALSE(names_device_mount_folder("all"));
+
+  // The device plugin's volume-mounts strategy: the variable names the folder, one /dev/null
+  // mount per device id, by UUID or by index.
+  const Inventory inv = two_gpus();
+  for (const std::string id : {"1", "GPU-1b1e9f2c-0000-0000-0000-000000000000"}) {
+    CAPTURE(id);
+    oci::Spec s = with_hooks({kOperatorHook}, {"NVIDIA_VISIBLE_DEVICES=/var/run/nvidia-container-devices"});
+    s.mounts.push_back({"/var/run/nvidia-container-devices/" + id, "/dev/null"});
+    const VisibleDevicesReader r = visible_devices_reader(s, "");
+    // settings as the operator's hardened toolkit writes them: the mounts are NVIDIA's answer
+    NvidiaHookSettings hardened;
+    hardened.accept_volume_mounts = true;
+    hardened.accept_env_unprivileged = false;
+    // NVIDIA's defaults (volume mounts off): its settings may have been read wrongly; the folder
+    // named still counts the mounts, and the log says so
+    NvidiaHookSettings defaults;
+    defaults.source = "/etc/nvidia-container-runtime/config.toml (absent: NVIDIA's defaults)";
+    for (const auto& forms : {device_forms(s, r, hardened), device_forms(s, r, defaults), device_forms(s, r, std::nullopt),
+                              every_device_form()}) {
+      CAPTURE(forms.why);
+      CHECK(forms.mounts);
+      CHECK(may_request_gpus(s, forms));
+      const GpuRequest req = resolve_gpu_request(s, inv, forms);
+      CHECK(req.gpus == std::vector<size_t>{1});
+      CHECK(req.unresolved.empty());  // the folder is not a GPU that this host lacks
+    }
+    const DeviceForms d = device_forms(s, r, defaults);
+    CHECK_FALSE(d.env);
+    CHECK(d.why.find("names the volume-mount folder, so its mounts count") != std::string::npos);
+    CHECK(d.why.find("(settings: /etc/nvidia-container-runtime/config.toml (absent: NVIDIA's defaults))") !=
+          std::string::npos);
+    // a GPU-<uuid> mount is found by identity alone; the folder asks for no other
+    if (id != "1") {
+      auto want = identities_wanted(s, d);
+      REQUIRE(want);
+      CHECK(want->uuids == std::vector<std::string>{id});
+    }
+  }
+}

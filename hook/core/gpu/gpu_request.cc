@@ -143,7 +143,8 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv, cons
 
   if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none") {
     req.sources.push_back(std::string(kVisibleDevicesEnv) + "=" + *v);
-    for_each_item(*v, resolve);
+    // The volume-mount folder names no GPU: the mounts below do (gpu/device_forms.h).
+    if (!names_device_mount_folder(*v)) for_each_item(*v, resolve);
   }
 
   bool from_mounts = false;
@@ -197,7 +198,8 @@ std::optional<IdentitiesWanted> identities_wanted(const oci::Spec& spec, const D
   };
   for (const auto& d : spec.devices)
     if (is_gpu_device(d)) want.minors.push_back(static_cast<unsigned>(d.minor));
-  if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none") for_each_item(*v, name);
+  if (auto v = visible_devices(spec, forms); v && !v->empty() && *v != "void" && *v != "none" && !names_device_mount_folder(*v))
+    for_each_item(*v, name);
   for (const auto& m : spec.mounts)
     if (forms.mounts && m.destination.rfind(kDeviceMountDir, 0) == 0)
       name(std::string_view(m.destination).substr(std::string_view(kDeviceMountDir).size()));

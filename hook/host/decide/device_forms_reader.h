@@ -12,10 +12,14 @@ namespace gnh {
 
 // NVIDIA's config.toml is read only when NVIDIA's hook reads the variable and the container names a
 // GPU by it: in legacy mode NVIDIA's hook is in every container's spec, and a container without
-// the variable pays nothing. The file is read at /etc/nvidia-container-runtime/config.toml alone:
-// a hook given -config elsewhere (a path config.json names) is not followed, and both forms then
-// count, as they do when the file does not parse. An absent file is NVIDIA's defaults, as for
-// NVIDIA's hook. `next_hook`: our [chain] next-hook.
+// the variable pays nothing. The file is the one NVIDIA's hook reads: its -config argument, else
+// the one its wrapper script hands it (the GPU operator's toolkit container: the spec names
+// <dir>/toolkit/nvidia-container-runtime-hook, a /bin/sh wrapper setting
+// NVIDIA_CTK_CONFIG_FILE_PATH), else /etc/nvidia-container-runtime/config.toml. An absent /etc file
+// is NVIDIA's defaults, as for NVIDIA's hook; a named file absent, unreadable or not parsing leaves
+// the settings unknown, and both forms count. These paths come from the spec's hooks and the host's
+// files, which the runtime and the administrator write, never from the container. `next_hook`: our
+// [chain] next-hook.
 DeviceForms read_device_forms(const HostFs& fs, const oci::Spec& spec, std::string_view next_hook);
 
 }  // namespace gnh
