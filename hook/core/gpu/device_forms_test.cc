@@ -90,7 +90,7 @@ TEST_CASE("device forms: a hook we do not know may read the variable: both forms
   CHECK(visible_devices_reader(with_hooks({}), "/opt/bin/other-hook").kind == Kind::unknown_hook);
 }
 
-TEST_CASE("device forms: NVIDIA's hook with -config elsewhere: its settings are not read, both forms count") {
+TEST_CASE("device forms: NVIDIA's hook with -config elsewhere: its -config argument found, unknown settings count both forms") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"nvidia-container-runtime-hook", "-config", "/x/config.toml", "prestart"},
         {"nvidia-container-runtime-hook", "--config=/x/config.toml", "prestart"}}) {
