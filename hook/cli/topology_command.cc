@@ -9,6 +9,7 @@
 #include "cli/tool_error.h"
 #include "host/config/config_loader.h"
 #include "host/driver/cuda_requirement_reader.h"
+#include "host/driver/driver_root_reader.h"
 #include "host/driver/driver_reader.h"
 #include "host/driver/identity_cache_reader.h"
 #include "host/driver/nvml_cache_reader.h"
@@ -72,9 +73,15 @@ int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::str
     const std::string target = fs.resolve(config.nvml.cache_path());
     const std::string kept = "; " + target + " was left as it was";
     std::vector<std::string> args = {"--boot-id-file", fs.resolve(kBootIdPath)};
-    // The command line's library, else the config's; neither: the probe searches the host's dirs.
+    // The command line's library, else the config's; neither: the probe searches the driver root's
+    // library directories (the host's own, or the driver container's under the GPU operator).
     const std::string library = nvml_library.value_or(config.nvml.library);
-    if (!library.empty()) args.insert(args.end(), {"--nvml", library});
+    if (!library.empty()) {
+      args.insert(args.end(), {"--nvml", library});
+    } else if (DriverRoot root = find_driver_root(fs, config.nvml.driver_root); root.path != "/") {
+      args.insert(args.end(), {"--driver-root", fs.resolve(root.path)});
+      std::printf("NVML from the driver root %s (%s)\n", fs.resolve(root.path).c_str(), root.source.c_str());
+    }
     ProbeRun run = run_nvml_probe(probe, args, config.nvml.probe_timeout_ms, kMaxNvmlCacheBytes);
     if (!run.error.empty()) fail("the NVML probe " + probe + ": " + run.error + kept);
     if (run.timed_out)

@@ -55,7 +55,11 @@ static void check(nvmlReturn_t r, const char* what) {
   if (r != NVML_SUCCESS) die("%s failed: %s (%d)", what, nvml_error(r), r);
 }
 
-static void* open_library(const char* explicit_path, const char** used) {
+/* `root`: the driver's user-space root, "" for the host's own. Under NVIDIA's GPU operator the driver
+ * lives in a container whose root is /run/nvidia/driver on the host: its libraries are in that
+ * root's library directories, never the host's. The root comes from our command line, which
+ * `gpu-numa-hook topology --refresh` builds from files the administrator controls. */
+static void* open_library(const char* explicit_path, const char* root, const char** used) {
   if (explicit_path) {
     if (explicit_path[0] != '/') die("--nvml %s: the library must be given by absolute path", explicit_path);
     void* h = dlopen(explicit_path, RTLD_NOW | RTLD_LOCAL);
@@ -63,15 +67,20 @@ static void* open_library(const char* explicit_path, const char** used) {
     *used = explicit_path;
     return h;
   }
-  static char path[256];
+  static char path[4096];
   for (size_t i = 0; i < sizeof kLibraryDirs / sizeof kLibraryDirs[0]; ++i) {
-    snprintf(path, sizeof path, "%s/%s", kLibraryDirs[i], kLibraryName);
+    if ((size_t)snprintf(path, sizeof path, "%s%s/%s", root, kLibraryDirs[i], kLibraryName) >= sizeof path)
+      die("--driver-root %.100s: the path is too long", root);
     if (access(path, R_OK) != 0) continue;
     void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) die("cannot load %s: %s", path, dlerror());
     *used = path;
     return h;
   }
+  if (root[0])
+    die("no %s in the driver root %s's library directories (usr/lib/<multiarch>, usr/lib64, usr/lib): is the "
+        "driver container running, and is this its root?",
+        kLibraryName, root);
   die("no %s in the host's library directories (/usr/lib/<multiarch>, /usr/lib64, /usr/lib): is the NVIDIA "
       "driver's user-space part installed?",
       kLibraryName);
@@ -179,12 +188,18 @@ static void print_mig_devices(nvmlDevice_t gpu, unsigned gpu_index) {
 
 int main(int argc, char** argv) {
   const char* nvml = NULL;
+  const char* root = "";
   const char* boot_id_file = "/proc/sys/kernel/random/boot_id";
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--nvml") == 0 && i + 1 < argc) nvml = argv[++i];
+    else if (strcmp(argv[i], "--driver-root") == 0 && i + 1 < argc) {
+      root = argv[++i];
+      if (root[0] != '/') die("--driver-root %.100s: the root must be given by absolute path", root);
+      if (strcmp(root, "/") == 0) root = "";
+    }
     else if (strcmp(argv[i], "--boot-id-file") == 0 && i + 1 < argc) boot_id_file = argv[++i];
     else if (strcmp(argv[i], "--help") == 0) {
-      puts("usage: gpu-numa-nvml-probe [--nvml /abs/path/libnvidia-ml.so.1] [--boot-id-file FILE]\n"
+      puts("usage: gpu-numa-nvml-probe [--nvml /abs/path/libnvidia-ml.so.1 | --driver-root DIR] [--boot-id-file FILE]\n"
            "Prints the NVML cache (GPUs, MIG devices, memory nodes) as JSON; see docs/platforms/mig.md.");
       return 0;
     } else die("unknown argument '%.100s' (try --help)", argv[i]);
@@ -193,7 +208,7 @@ int main(int argc, char** argv) {
   read_boot_id(boot_id_file, boot_id, sizeof boot_id);
 
   const char* path = NULL;
-  void* h = open_library(nvml, &path);
+  void* h = open_library(nvml, root, &path);
   resolve_symbols(h, path);
   check(p_nvmlInit_v2(), "nvmlInit_v2");
   char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";

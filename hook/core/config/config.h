@@ -43,6 +43,10 @@ struct NvmlConfig {
   // "" = the probe's own search of the host's library directories; else the absolute path of
   // libnvidia-ml.so.1 where a driver installs it elsewhere (e.g. /usr/local/nvidia/lib64).
   std::string library;
+  // "" = NVIDIA's [nvidia-container-cli] root (the GPU operator's driver container: /run/nvidia/driver),
+  // else "/"; the probe then looks for the library in that root's /usr/lib/<multiarch>, /usr/lib64
+  // and /usr/lib (host/driver/driver_root_reader.h).
+  std::string driver_root;
   int probe_timeout_ms = 30000;
 };
 

@@ -102,7 +102,7 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
                    "runtime, nvml, systemd)"});
   CHECK(parse_config("[loging]\n[lock]\npath = \"/run/l\"\n", "f").lock_path == "/run/l");
   CHECK(problems_of("[nvml]\nlib = \"/x\"\n") ==
-        Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, timeout-ms)"});
+        Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, driver-root, timeout-ms)"});
 }
 
 TEST_CASE("a typo never switches off a file the plain reader honours: non-ASCII comments, triple quotes in a comment") {
@@ -258,6 +258,8 @@ TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
   CHECK(c.nvml.cache_path() == "/var/run/x.json");
   CHECK(c.nvml.probe == "/opt/p");
   CHECK(c.nvml.probe_timeout_ms == 500);
+  CHECK(d.nvml.driver_root == "");
+  CHECK(parse_config("[nvml]\ndriver-root = \"/run/nvidia/driver\"\n", "x").nvml.driver_root == "/run/nvidia/driver");
   CHECK(problems_of("[nvml]\ncache = \"x.json\"\n") ==
         Lines{kF + "line 2: nvml.cache: 'x.json' must be an absolute path: the default is used"});
   CHECK(problems_of("[nvml]\nprobe = \"bin/p\"\n") ==
