@@ -13,6 +13,7 @@
 #include "host/driver/cuda_requirement_reader.h"
 #include "host/driver/driver_reader.h"
 #include "host/driver/identity_cache_reader.h"
+#include "host/driver/mig_layout_reader.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "decide/requirement_fold.h"
 
@@ -79,10 +80,23 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
     const NvmlCacheLoad& l = nvml_once.get();
     return l.cache ? &*l.cache : nullptr;
   };
+  // A cache written before the GPU was re-partitioned names instances, and nodes, that are gone:
+  // a GPU's instances are taken from it only while the driver lists the same ones. Only a GPU in
+  // MIG state, or named by a MIG reference, is looked at.
+  std::string layout_problem;
+  auto layout_current = [&](size_t i, const NvmlCache& cache) {
+    std::string why = mig_layout_staleness(fs, cache, inv.gpus[i].minor, inv.gpus[i].uuid);
+    if (why.empty()) return true;
+    if (layout_problem.empty()) layout_problem = std::move(why);
+    return false;
+  };
   MigResolution mig;
   if (!req.mig_references.empty()) {
     if (const NvmlCache* cache = nvml_cache()) {
       mig = resolve_mig_references(req.mig_references, inv, *cache);
+      mig.found.erase(std::remove_if(mig.found.begin(), mig.found.end(),
+                                     [&](const MigDeviceMatch& f) { return !layout_current(f.gpu, *cache); }),
+                      mig.found.end());
       for (const auto& f : mig.found) {
         req.gpus.push_back(f.gpu);
         req.unresolved.erase(std::remove(req.unresolved.begin(), req.unresolved.end(), f.reference), req.unresolved.end());
@@ -98,7 +112,8 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   for (size_t i : req.gpus) {
     read_gpu_memory(gpus, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
     if (inv.gpus[i].memory_read_errno == EIO)
-      if (const NvmlCache* cache = nvml_cache()) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
+      if (const NvmlCache* cache = nvml_cache(); cache && layout_current(i, *cache))
+        inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
   }
   // Moved once every GPU is read (mig_instances_for looks at the whole inventory): a start given
   // 64 GPUs copied each twice.
@@ -108,6 +123,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   ev.sources = req.sources;
   auto note_nvml = [&]() {
     if (nvml && !nvml->cache) ev.decision.message += " (" + nvml->problem + ")";
+    if (!layout_problem.empty()) ev.decision.message += " (" + layout_problem + ")";
   };
   if (ev.gpus.empty()) {
     ev.decision.action = Action::allow;

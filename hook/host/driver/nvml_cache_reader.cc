@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/text.h"
 #include "gpu/mig_devices.h"
+#include "host/driver/mig_layout_reader.h"
 #include "host/fs/atomic_file.h"
 
 namespace gnh {
@@ -68,9 +69,18 @@ std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, 
   if (!any) return "";
   NvmlCacheLoad load = load_nvml_cache(fs, path);
   if (!load.cache) return load.problem;
-  for (size_t i = 0; i < inv.gpus.size(); ++i)
-    if (inv.gpus[i].memory_read_errno == EIO) inv.gpus[i].mig_instances = mig_instances_for(i, inv, *load.cache, {}, {});
-  return "";
+  std::string problem;
+  for (size_t i = 0; i < inv.gpus.size(); ++i) {
+    if (inv.gpus[i].memory_read_errno != EIO) continue;
+    // A GPU re-partitioned since the cache was written keeps its instances unknown.
+    std::string stale = mig_layout_staleness(fs, *load.cache, inv.gpus[i].minor, inv.gpus[i].uuid);
+    if (!stale.empty()) {
+      if (problem.empty()) problem = stale;
+      continue;
+    }
+    inv.gpus[i].mig_instances = mig_instances_for(i, inv, *load.cache, {}, {});
+  }
+  return problem;
 }
 
 }  // namespace gnh

@@ -1,0 +1,24 @@
+// A GPU's live MIG layout, from the driver's capability folders (gpu/mig_layout.h), and whether the
+// NVML cache still describes it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpu/mig_layout.h"
+#include "gpu/nvml_cache.h"
+#include "host/fs/host_fs.h"
+
+namespace gnh {
+
+// nullopt when the driver has no capability folder for this GPU's MIG instances (a driver without
+// MIG capabilities, or a GPU never put in MIG mode since the driver loaded): nothing to compare.
+// Failure when the folder cannot be read.
+std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor);
+
+// "" when the cache's entry for the GPU with this minor and UUID matches the driver's layout now
+// (or the driver shows none to compare); else one clause: the GPU, both layouts, the fix. A
+// listing that fails counts as a change: the cache is then not trusted.
+std::string mig_layout_staleness(const HostFs& fs, const NvmlCache& cache, unsigned minor, const std::string& uuid);
+
+}  // namespace gnh
