@@ -7,15 +7,17 @@ namespace gnh {
 
 namespace {
 
-// A toolkit wrapper is a few hundred bytes; an ELF hook fails this read, which is the answer.
-constexpr size_t kWrapperMaxBytes = 4096;
+// A toolkit wrapper is a few hundred bytes; its first ones tell it from the ELF program a host
+// package installs, read no further (reading a program until a size limit failed cost a legacy
+// start 6% more instructions).
+constexpr size_t kWrapperMaxBytes = 1024;
 
 std::optional<std::string> hook_text(const HostFs& fs, const std::string& path) {
   if (path.empty() || path.front() != '/') return std::nullopt;
   try {
-    return fs.read(path, kWrapperMaxBytes);
+    return fs.read_head(path, kWrapperMaxBytes);
   } catch (const Failure&) {
-    return std::nullopt;  // larger than a wrapper, or not text: a program, not a script
+    return std::nullopt;  // unreadable: NVIDIA's default path, as for a program
   }
 }
 

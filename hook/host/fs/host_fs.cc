@@ -126,6 +126,23 @@ std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_b
   return read_fd(fd.get(), max_bytes, path, end);
 }
 
+std::optional<std::string> HostFs::read_head(std::string_view host_path, size_t max_bytes) const {
+  std::string path = resolve(host_path);
+  if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte", EINVAL);
+  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (is_absent_errno(errno)) return std::nullopt;
+    fail_errno("cannot open " + path, errno);
+  }
+  std::string out(max_bytes, '\0');
+  ssize_t n;
+  do n = ::read(fd.get(), out.data(), max_bytes);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) fail_errno("cannot read " + path, errno);
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
 std::optional<uint64_t> HostFs::entry_inode(std::string_view host_path) const {
   std::string path = resolve(host_path);
   if (path.find('\0') != std::string::npos) fail("refusing to look at '" + path + "': the path has a NUL byte", EINVAL);

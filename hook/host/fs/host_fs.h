@@ -99,6 +99,9 @@ class HostFs {
   // or broken file cannot balloon us).
   std::optional<std::string> read(std::string_view host_path, size_t max_bytes = 64 * 1024,
                                   ReadEnd end = ReadEnd::at_eof) const;
+  // At most the first `max_bytes` of a file, with one read(2), whatever its size (a program's
+  // first bytes tell a script from an ELF file); nullopt when absent. Failure otherwise.
+  std::optional<std::string> read_head(std::string_view host_path, size_t max_bytes) const;
   // Same, but absence is a Failure (ENOENT) naming the file.
   std::string read_required(std::string_view host_path, size_t max_bytes = 64 * 1024) const;
   // The inode number of the entry itself (lstat: a symlink is not followed); nullopt when absent.

@@ -178,3 +178,19 @@ TEST_CASE("ReadEnd::at_short_read: one read for a small file, a full buffer read
     CHECK(fs.read(f, 64 * 1024, ReadEnd::at_short_read) == whole);
   }
 }
+
+TEST_CASE("read_head: a large file's first bytes with one read, a small one whole, absence a value") {
+  char t[] = "/tmp/gnh-hostfs-head-XXXXXX";
+  REQUIRE(::mkdtemp(t));
+  const std::string dir = t;
+  std::ofstream(dir + "/big") << std::string(8 << 20, 'x');  // a program's size
+  std::ofstream(dir + "/small") << "#! /bin/sh\nexec x\n";
+  HostFs fs(dir);
+  auto head = fs.read_head("/big", 1024);
+  REQUIRE(head);
+  CHECK(head->size() == 1024);
+  CHECK(fs.read_head("/small", 1024) == std::optional<std::string>("#! /bin/sh\nexec x\n"));
+  CHECK_FALSE(fs.read_head("/absent", 1024));
+  CHECK(errno_of([&] { fs.read_head(std::string("/small\0x", 8), 16); }) == EINVAL);
+  fs::remove_all(dir);
+}
