@@ -114,26 +114,30 @@ std::string HostFs::resolve(std::string_view host_path) const {
   return out;
 }
 
-std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_bytes, ReadEnd end) const {
-  std::string path = resolve(host_path);
+namespace {
+
+// `path` opened for reading; -1 when absent, Failure otherwise. The caller owns the descriptor.
+inline int open_for_read(const std::string& path) {
   // open() would stop at the NUL: "/etc/shadow\0/config.json" must not read /etc/shadow.
   if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte", EINVAL);
-  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) {
-    if (is_absent_errno(errno)) return std::nullopt;
-    fail_errno("cannot open " + path, errno);
-  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0 && !is_absent_errno(errno)) fail_errno("cannot open " + path, errno);
+  return fd;
+}
+
+}  // namespace
+
+std::optional<std::string> HostFs::read(std::string_view host_path, size_t max_bytes, ReadEnd end) const {
+  std::string path = resolve(host_path);
+  OwnedFd fd(open_for_read(path));
+  if (fd.get() < 0) return std::nullopt;
   return read_fd(fd.get(), max_bytes, path, end);
 }
 
 std::optional<std::string> HostFs::read_head(std::string_view host_path, size_t max_bytes) const {
   std::string path = resolve(host_path);
-  if (path.find('\0') != std::string::npos) fail("refusing to open '" + path + "': the path has a NUL byte", EINVAL);
-  OwnedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) {
-    if (is_absent_errno(errno)) return std::nullopt;
-    fail_errno("cannot open " + path, errno);
-  }
+  OwnedFd fd(open_for_read(path));
+  if (fd.get() < 0) return std::nullopt;
   std::string out(max_bytes, '\0');
   ssize_t n;
   do n = ::read(fd.get(), out.data(), max_bytes);
