@@ -33,16 +33,16 @@ namespace gnh {
 namespace {
 
 // GPUs in MIG state (numa_status EIO): their instances' nodes from the NVML cache, when current.
-void add_mig_instances(const HostFs& fs, const Config& config, Inventory& inv) {
-  std::string problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv);
+void add_mig_instances(const HostFs& fs, const Config& config, Inventory& inv, std::vector<std::string>* unknown) {
+  std::string problem = add_cached_mig_instances(fs, config.nvml.cache_path(), inv, unknown);
   if (!problem.empty())
     std::fprintf(stderr, "gpu-numa-hook: check: GPUs in MIG mode, their instances' memory nodes unknown: %s\n",
                  problem.c_str());
 }
 
-HostNodes read_host_nodes(const HostFs& fs, const Config& config) {
+HostNodes read_host_nodes(const HostFs& fs, const Config& config, std::vector<std::string>* mig_unknown) {
   Inventory inv = read_numa_inventory(fs, config.overrides, ReadErrors::record);
-  add_mig_instances(fs, config, inv);
+  add_mig_instances(fs, config, inv, mig_unknown);
   NodeSet memory = read_memory_nodes(fs);
   std::optional<NodeSet> cpus;
   if (auto text = fs.read("/sys/devices/system/node/has_cpu")) {
@@ -174,6 +174,7 @@ std::string metrics_text(const CheckResult* r, double started, bool config_unusa
   std::vector<Metric> m = check_metrics(r, started, config_unusable);
   m.push_back(build_info_metric(GNH_VERSION, GNH_REVISION));
   if (r && r->unprotected) m.push_back(unprotected_metric(r->unprotected->containers.size()));
+  if (r) m.push_back(mig_unknown_metric(r->mig_unknown.size()));
   if (r)
     for (Metric& c : counter_metrics(*r)) m.push_back(std::move(c));
   return render_metrics(m);
@@ -210,9 +211,11 @@ int run_check(const GlobalOptions& opts, const CheckOptions& co) {
     bool fix = co.fix || (co.fix_if_configured && config.check_fix);
     CpusetLocation loc = locate_cpuset_hierarchy(fs);
     CpusetTree tree(fs, loc);
-    HostNodes nodes = read_host_nodes(fs, config);
+    std::vector<std::string> mig_unknown;
+    HostNodes nodes = read_host_nodes(fs, config, &mig_unknown);
 
     CheckResult r;
+    r.mig_unknown = std::move(mig_unknown);
     if (file.text) r.config_file = file.path;
     r.config_problems = config.problems;
     r.found = find_problems_walking(tree, nodes);

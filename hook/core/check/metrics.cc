@@ -57,6 +57,13 @@ Metric unprotected_metric(size_t count) {
           static_cast<double>(count)};
 }
 
+Metric mig_unknown_metric(size_t count) {
+  return {"gpu_numa_hook_mig_gpus_unknown_instances",
+          "GPUs in MIG state whose GPU instances' memory nodes are unknown: no current NVML cache, or one "
+          "written for another MIG layout (gpu-numa-hook topology --refresh)",
+          "gauge", static_cast<double>(count)};
+}
+
 Metric build_info_metric(const std::string& version, const std::string& revision) {
   return {"gpu_numa_hook_build_info", "The gpu-numa-hook build that wrote these metrics", "gauge", 1.0,
           {{"version", version}, {"revision", revision}}};

@@ -24,6 +24,10 @@ std::vector<Metric> counter_metrics(const CheckResult& r);
 // it after the build info, so the lines before keep their places for readers that count them.
 Metric unprotected_metric(size_t count);
 
+// gpu_numa_hook_mig_gpus_unknown_instances: GPUs in MIG state whose GPU instances' memory nodes are
+// unknown (no current NVML cache, or one for another layout). Written after the unprotected gauge.
+Metric mig_unknown_metric(size_t count);
+
 // gpu_numa_hook_build_info{version="...",revision="..."} 1: which build wrote the file, so a
 // fleet's versions show in one query.
 Metric build_info_metric(const std::string& version, const std::string& revision);

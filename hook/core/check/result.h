@@ -29,6 +29,8 @@ struct CheckResult {
   std::optional<std::vector<LostGpuNode>> lost_after;
   // Where systemd owns the cgroups: the AllowedMemoryNodes= calls --fix made for what it wrote.
   std::vector<UnitUpdate> systemd_updates;
+  // GPUs in MIG state whose instances' nodes are unknown (their device paths).
+  std::vector<std::string> mig_unknown;
 
   const std::vector<LostGpuNode>& lost_left() const { return lost_after ? *lost_after : lost; }
   // The config the hook reads: its path ("" = none, built-in defaults) and what the hook ignores in

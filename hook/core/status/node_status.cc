@@ -90,6 +90,9 @@ StatusVerdict judge_status(const StatusFacts& f) {
                                   ": containers given this GPU are refused until it is usable (gpu-numa-hook check says why)");
       }
     }
+    for (const std::string& d : f.mig_unknown)
+      v.not_protected.push_back("GPU " + d + " is in MIG state and its GPU instances' memory nodes are unknown (" +
+                                f.mig_problem + "): its containers start without them");
     if (f.gpus.empty()) v.notes.push_back("no NVIDIA GPU found: nothing to protect yet");
   }
   if (!f.cgroups_read) {

@@ -71,6 +71,10 @@ struct StatusFacts {
   bool gpus_read = false;
   std::string gpus_error;
   std::vector<GpuFact> gpus;
+  // GPUs in MIG state whose GPU instances' memory nodes are unknown (no current NVML cache, or one
+  // written for another layout), and why: their containers start without those nodes.
+  std::vector<std::string> mig_unknown;
+  std::string mig_problem;
   bool cgroups_read = false;
   std::string cgroups_error;
   size_t cgroups_walked = 0;

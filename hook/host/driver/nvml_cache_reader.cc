@@ -63,12 +63,18 @@ NvmlCacheLoad load_nvml_cache(const HostFs& fs, const std::string& path) {
   return load;
 }
 
-std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, Inventory& inv) {
+std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, Inventory& inv,
+                                     std::vector<std::string>* unknown) {
   bool any = false;
   for (const auto& g : inv.gpus) any = any || g.memory_read_errno == EIO;
   if (!any) return "";
   NvmlCacheLoad load = load_nvml_cache(fs, path);
-  if (!load.cache) return load.problem;
+  if (!load.cache) {
+    if (unknown)
+      for (const auto& g : inv.gpus)
+        if (g.memory_read_errno == EIO) unknown->push_back(g.device_path());
+    return load.problem;
+  }
   std::string problem;
   for (size_t i = 0; i < inv.gpus.size(); ++i) {
     if (inv.gpus[i].memory_read_errno != EIO) continue;
@@ -76,6 +82,7 @@ std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, 
     std::string stale = mig_layout_staleness(fs, *load.cache, inv.gpus[i].minor, inv.gpus[i].uuid);
     if (!stale.empty()) {
       if (problem.empty()) problem = stale;
+      if (unknown) unknown->push_back(inv.gpus[i].device_path());
       continue;
     }
     inv.gpus[i].mig_instances = mig_instances_for(i, inv, *load.cache, {}, {});

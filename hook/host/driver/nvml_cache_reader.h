@@ -19,10 +19,12 @@ struct NvmlCacheLoad {
 
 NvmlCacheLoad load_nvml_cache(const HostFs& fs, const std::string& path);
 
-// For the host-wide tools (check, wait): every GPU of `inv` in MIG state (numa_status EIO) gets all
-// its MIG instances from the cache at `path`. Returns "" when none is in MIG state or the cache is
-// current, else the cache's problem (the instances then stay unknown, as without a cache).
-std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, Inventory& inv);
+// For the host-wide tools (check, wait, status): every GPU of `inv` in MIG state (numa_status EIO)
+// gets all its MIG instances from the cache at `path`. Returns "" when none is in MIG state or the
+// cache is current and matches each GPU's layout, else the first problem (those GPUs' instances
+// then stay unknown, as without a cache); `unknown`, when given, gets each such GPU's device path.
+std::string add_cached_mig_instances(const HostFs& fs, const std::string& path, Inventory& inv,
+                                     std::vector<std::string>* unknown = nullptr);
 
 // Writes the cache atomically (readers see the old file or the new one, never half), creating its
 // directory (mode 0755) when absent. Failure naming the file.

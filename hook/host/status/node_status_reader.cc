@@ -284,7 +284,7 @@ void read_gpus_and_cgroups(const HostFs& fs, const Config& config, StatusFacts* 
   std::string auto_online;
   try {
     all = read_inventory(fs, config.overrides, ReadErrors::record);
-    add_cached_mig_instances(fs, config.nvml.cache_path(), all);
+    f->mig_problem = add_cached_mig_instances(fs, config.nvml.cache_path(), all, &f->mig_unknown);
     memory = read_memory_nodes(fs);
     possible = read_possible_nodes(fs);
     auto_online = any_self_onlining_offline(all.gpus) ? read_auto_online_blocks(fs) : std::string();
