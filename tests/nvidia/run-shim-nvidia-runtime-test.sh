@@ -17,6 +17,10 @@
 #     such a container no GPU, as NVIDIA's hook does.
 #   mode auto (NVIDIA's default, jit-cdi here): a GPU request fails with NVIDIA's own NVML error,
 #     which the shim does not mask.
+#   the GPU operator's layout (the toolkit laid out by the real nvidia-ctk-installer 1.20.0, hardened,
+#     mode legacy): a GPU from the device plugin's volume-mounts strategy is the one NVIDIA's hook
+#     asks its cli for and the one our hook allows, or refuses with its line; an unprivileged pod's
+#     variable gives neither hook a GPU, and our log names the wrapper's config.toml.
 # Without ../shared/tools it exits 77: NOT RUN, loudly (a failure under CI=true).
 # Usage: tests/nvidia/run-shim-nvidia-runtime-test.sh HOOK SHIM SOURCE_DIR
 SRC=$3
@@ -215,4 +219,83 @@ create auto online0 auto-gpu "$B"
 if [ "$RC" != 0 ] && [ "${OUT#*failed to initialize NVML}" != "$OUT" ] && [ -z "$(log_line auto-gpu)" ]; then pass "$name"
 else fail "$name" "exit $RC: $(echo "$OUT" | one_line); our log: $(one_line <"$TMP/logs/auto-gpu.log")"; fi
 delete
+
+# --- the GPU operator's layout: the toolkit laid out by the real nvidia-ctk-installer 1.20.0 with
+# the operator's hardened settings (volume mounts accepted, the variable refused from unprivileged
+# pods): /bin/sh wrappers around *.real programs, NVIDIA's config.toml under .config, handed over by
+# each wrapper in NVIDIA_CTK_CONFIG_FILE_PATH, and no /etc/nvidia-container-runtime. Mode legacy,
+# the device plugin's volume-mounts strategy. The runtime's wrapper runs plain runc unless
+# /proc/modules lists nvidia, and this kernel has no /proc/modules: the shim's next runtime is the
+# installer's wrapper with that test cut out (its lines from the first `if` to `fi`), the rest as
+# the installer wrote it.
+operator_cases() {
+	local inst installer art op cfg
+	if ! inst=$("$SRC/tests/nri/fetch-nvidia-installer.sh" 2>"$TMP/inst.err"); then
+		fail "the operator's layout: NVIDIA's installer" "tests/nri/fetch-nvidia-installer.sh: $(one_line <"$TMP/inst.err")"
+		return
+	fi
+	installer=$(sed -n 1p <<<"$inst") art=$(sed -n 2p <<<"$inst") op=$TMP/operator
+	mkdir -p "$TMP/op-run"
+	unshare -m --propagation private -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true \
+		"$installer" --no-daemon --runtime containerd --no-runtime-config --toolkit-install-dir "$op" \
+		--toolkit-source-root "$art" --pid-file "$TMP/op-run/toolkit.pid" >"$TMP/logs/installer.log" 2>&1 ||
+		{ fail "the operator's layout: the real installer" "$(tail -n 3 "$TMP/logs/installer.log" | one_line)"; return; }
+	cfg=$op/toolkit/.config/nvidia-container-runtime/config.toml
+	"$P/bin/nvidia-ctk" config --config-file="$cfg" --in-place --set nvidia-container-runtime.mode=legacy \
+		--set nvidia-container-runtime.runtimes=/usr/sbin/runc --set "nvidia-container-cli.path=$TMP/bin/nvidia-container-cli" \
+		--set "nvidia-container-runtime.debug=$TMP/logs/nvidia-operator.log" >/dev/null 2>&1 ||
+		{ fail "the operator's layout: nvidia-ctk config" "cannot set mode legacy in $cfg"; return; }
+	sed '/^cat \/proc\/modules/,/^fi$/d' "$op/toolkit/nvidia-container-runtime" >"$TMP/bin/nvidia-runtime-loaded" &&
+		chmod 755 "$TMP/bin/nvidia-runtime-loaded"
+	grep -q "^NVIDIA_CTK_CONFIG_FILE_PATH=$cfg " "$TMP/bin/nvidia-runtime-loaded" ||
+		{ fail "the operator's layout: the runtime's wrapper" "not as expected: $(one_line <"$op/toolkit/nvidia-container-runtime")"; return; }
+	local uuid=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c   # make_driver's GPU
+	# op_create DRIVER NAME BUNDLE: `create` through the shim, the installer's runtime next
+	op_create() {
+		ID=$2-$RUNID
+		rm -f "$TMP/cli-ran"
+		write_config "$2" "[runtime]" "hook = \"$HOOK\"" "next = [\"$TMP/bin/nvidia-runtime-loaded\"]"
+		in_ns "$1" "$2" timeout 60 "$SHIM" --root "$TMP/state/runc" create --bundle "$3" "$ID" </dev/null >"$TMP/out/$2" 2>&1
+		RC=$?
+		OUT=$(cat "$TMP/out/$2")
+	}
+	local mounts='.process.env += ["NVIDIA_VISIBLE_DEVICES=/var/run/nvidia-container-devices"]
+		| .mounts += [{destination: "/var/run/nvidia-container-devices/'$uuid'", type: "bind", source: "/dev/null", options: ["bind", "ro"]}]'
+	B=$(bundle op-mounts "$mounts")
+	name="the operator's layout, volume-mounts strategy: NVIDIA's hook (the installer's wrapper) asks its cli for the mounted GPU, our hook reads the wrapper's config.toml and allows GPU 0"
+	op_create online0 op-mounts "$B"
+	line=$(log_line op-mounts)
+	hooks=$(jq -r '[.hooks.prestart[]?.path] | join(",")' "$B/config.json")
+	if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line); NVIDIA's log: $(tail -n 3 "$TMP/logs/nvidia-operator.log" 2>/dev/null | one_line)"
+	elif [ "$hooks" != "$HOOK,$op/toolkit/nvidia-container-runtime-hook" ]; then fail "$name" "prestart hooks: $hooks"
+	elif ! cli_args | grep -q -- "--device=$uuid "; then fail "$name" "NVIDIA's hook did not ask its cli for $uuid: '$(cli_args)'"
+	elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != "/dev/nvidia0($GPU_BUS)" ] ||
+		[ "${line#*unresolved}" != "$line" ]; then fail "$name" "our log: ${line:-no line for $ID}"
+	else pass "$name"; evidence "$name" "prestart hooks $hooks; NVIDIA's cli: $(cli_args | cut -c1-120)" "$line"; fi
+	delete
+
+	B=$(bundle op-mounts-refused "$mounts")
+	name="the operator's layout, volume-mounts strategy, GPU memory not online: refused with our line before NVIDIA's hook runs"
+	op_create node1 op-mounts-refused "$B"
+	line=$(log_line op-mounts-refused)
+	if [ "$RC" = 0 ]; then fail "$name" "create succeeded: $(echo "$OUT" | one_line)"
+	elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$name" "the caller did not get our line: $(echo "$OUT" | one_line)"
+	elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$name" "our log: ${line:-no line for $ID}"
+	elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook ran after our refusal: $(cli_args)"
+	else pass "$name"; evidence "$name" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+	delete
+
+	B=$(bundle op-unprivileged '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
+	name="the operator's layout, the variable from an unprivileged pod: neither NVIDIA's hook nor ours gives it the GPU, ours names the wrapper's config.toml"
+	op_create node1 op-unprivileged "$B"
+	line=$(log_line op-unprivileged)
+	if [ "$RC" != 0 ]; then fail "$name" "create exit $RC: $(echo "$OUT" | one_line); our log: ${line:-none}"
+	elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook asked its cli for a GPU: $(cli_args)"
+	elif [ "$(echo "$line" | log_field action)" != allow ] || [ "$(echo "$line" | log_field gpus)" != - ] ||
+		[ "${line#*"(settings: $cfg)"}" = "$line" ]; then fail "$name" "our log: ${line:-no line for $ID}"
+	else pass "$name"; evidence "$name" "NVIDIA's cli not run" "$line"; fi
+	delete
+}
+operator_cases
 finish
