@@ -174,6 +174,16 @@ create_legacy() {
 	OUT=$(cat "$TMP/out/$2")
 }
 cli_args() { cat "$TMP/cli-ran" 2>/dev/null | one_line; }
+# judge_refused NAME LOG: the start just made was refused with our line, before NVIDIA's hook ran
+judge_refused() {
+	local line
+	line=$(log_line "$2")
+	if [ "$RC" = 0 ]; then fail "$1" "create succeeded: $(echo "$OUT" | one_line)"
+	elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$1" "the caller did not get our line: $(echo "$OUT" | one_line)"
+	elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$1" "our log: ${line:-no line for $ID}"
+	elif [ -e "$TMP/cli-ran" ]; then fail "$1" "NVIDIA's hook ran after our refusal: $(cli_args)"
+	else pass "$1"; evidence "$1" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+}
 
 B=$(bundle legacy-env '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
 name="mode legacy, GPU by NVIDIA_VISIBLE_DEVICES: NVIDIA's hook reads it (its cli asked for device 0), our hook counts it and allows GPU 0"
@@ -191,12 +201,7 @@ delete
 B=$(bundle legacy-refused '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
 name="mode legacy, GPU memory not online: refused before NVIDIA's hook runs, our line reaches the caller"
 create_legacy node1 legacy-refused "$B"
-line=$(log_line legacy-refused)
-if [ "$RC" = 0 ]; then fail "$name" "create succeeded: $(echo "$OUT" | one_line)"
-elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$name" "the caller did not get our line: $(echo "$OUT" | one_line)"
-elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$name" "our log: ${line:-no line for $ID}"
-elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook ran after our refusal: $(cli_args)"
-else pass "$name"; evidence "$name" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+judge_refused "$name" legacy-refused
 delete
 
 # NVIDIA set not to take the variable from unprivileged containers: NVIDIA's hook gives this one no
@@ -278,12 +283,7 @@ operator_cases() {
 	B=$(bundle op-mounts-refused "$mounts")
 	name="the operator's layout, volume-mounts strategy, GPU memory not online: refused with our line before NVIDIA's hook runs"
 	op_create node1 op-mounts-refused "$B"
-	line=$(log_line op-mounts-refused)
-	if [ "$RC" = 0 ]; then fail "$name" "create succeeded: $(echo "$OUT" | one_line)"
-	elif [ "${OUT#*"gpu-numa-hook: container $ID: refusing start:"}" = "$OUT" ]; then fail "$name" "the caller did not get our line: $(echo "$OUT" | one_line)"
-	elif [ "$(echo "$line" | log_field action)" != refuse ]; then fail "$name" "our log: ${line:-no line for $ID}"
-	elif [ -e "$TMP/cli-ran" ]; then fail "$name" "NVIDIA's hook ran after our refusal: $(cli_args)"
-	else pass "$name"; evidence "$name" "$(echo "$OUT" | grep -o 'gpu-numa-hook: container.*' | head -n 1)" "$line"; fi
+	judge_refused "$name" op-mounts-refused
 	delete
 
 	B=$(bundle op-unprivileged '.process.env += ["NVIDIA_VISIBLE_DEVICES=0"]')
