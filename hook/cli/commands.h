@@ -18,6 +18,9 @@ int run_topology(const GlobalOptions& opts, bool json);
 // `topology --refresh`: runs gpu-numa-nvml-probe and writes the NVML cache (docs/platforms/mig.md). Exit 0
 // written, 2 not (the old cache is left as it was).
 int run_topology_refresh(const GlobalOptions& opts, const std::optional<std::string>& nvml_library);
+// `topology --follow`: refreshes at start and whenever the driver's GPUs or MIG layouts differ from
+// the NVML cache, until SIGTERM (exit 0). Exit 2 only when it cannot start (its config).
+int run_topology_follow(const GlobalOptions& opts, long interval_ms);
 
 struct CheckOptions {
   bool fix = false;

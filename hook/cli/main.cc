@@ -101,6 +101,12 @@ int run(int argc, char** argv) {
   topology->add_flag("--refresh", topo_refresh, "Ask NVML (gpu-numa-nvml-probe) for MIG devices and write the NVML cache");
   topology->add_option("--nvml-library", nvml_library, "With --refresh: this libnvidia-ml.so.1 (absolute path) instead of the host's")
       ->type_name("FILE");
+  bool topo_follow = false;
+  long follow_interval_ms = 2000;
+  topology->add_flag("--follow", topo_follow,
+                     "Refresh now and whenever the driver's GPUs or MIG layouts differ from the NVML cache, until SIGTERM");
+  topology->add_option("--interval-ms", follow_interval_ms, "With --follow: how often the driver's listing is read (default 2000)")
+      ->check(CLI::Range(100L, 3'600'000L));
 
   gnh::CheckOptions check_opts;
   auto* check = app.add_subcommand("check", "Walk the whole cpuset hierarchy for cgroups lacking memory nodes (exit 1 when found)");
@@ -170,6 +176,7 @@ int run(int argc, char** argv) {
   if (*prestart) return gnh::run_hook(opts, "prestart", gnh::args_without_global_options(argc, argv));
   if (*create_runtime) return gnh::run_hook(opts, "createRuntime", gnh::args_without_global_options(argc, argv));
   if (*explain) return gnh::run_explain(opts, bundle, pid, json);
+  if (*topology && topo_follow) return gnh::run_topology_follow(opts, follow_interval_ms);
   if (*topology && topo_refresh) return gnh::run_topology_refresh(opts, nvml_library);
   if (*topology) return gnh::run_topology(opts, topo_json);
   if (*check) return gnh::run_check(opts, check_opts);

@@ -5,12 +5,13 @@ one pod on one node, from the manifests `kustomize build` printed:
 
   - hostPath volumes checked and created by their type (Directory, DirectoryOrCreate, FileOrCreate);
   - RunPodSandbox with the pod's namespaces (hostNetwork/hostPID/hostIPC), pod security context
-    (runAsUser, runAsGroup, seccompProfile) and cgroup parent;
+    (runAsUser, runAsGroup, seccompProfile; privileged when a container is) and cgroup parent;
   - each init container created, started and waited for, in order; a non-zero exit fails the pod;
   - then every container, with kubelet's translation of its spec: command and args, env, the
-    volume mounts (readOnly), resources (cpu shares from requests, memory limit), and its security
-    context merged over the pod's (capabilities drop, readOnlyRootFilesystem, allowPrivilegeEscalation
-    as no_new_privs, seccomp, kubelet's default masked and read-only /proc paths);
+    volume mounts (readOnly, mountPropagation), resources (cpu shares from requests, memory limit),
+    and its security context merged over the pod's (capabilities drop, privileged,
+    readOnlyRootFilesystem, allowPrivilegeEscalation as no_new_privs, seccomp, kubelet's default
+    masked and read-only /proc paths for an unprivileged container);
   - deletion as kubelet deletes a pod: StopContainer with the grace period, then the sandbox.
 
 Usage: kubelet_pod.py GENDIR SOCKET CALL ARGS...
@@ -36,6 +37,9 @@ T = 120
 MASKED = ["/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
           "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap"]
 READONLY = ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"]
+# A volume mount's mountPropagation as kubelet hands it to CRI.
+PROPAGATION = {"None": api.PROPAGATION_PRIVATE, "HostToContainer": api.PROPAGATION_HOST_TO_CONTAINER,
+               "Bidirectional": api.PROPAGATION_BIDIRECTIONAL}
 
 
 class PodRefused(Exception):
@@ -84,7 +88,11 @@ def sandbox_config(ds, name, uid, cgroup_parent, logdir):
             cgroup_parent=cgroup_parent,
             security_context=api.LinuxSandboxSecurityContext(
                 namespace_options=namespaces(spec), run_as_user=int64(psc.get("runAsUser")),
-                run_as_group=int64(psc.get("runAsGroup")), seccomp=seccomp(psc))))
+                run_as_group=int64(psc.get("runAsGroup")), seccomp=seccomp(psc),
+                # kubelet: a sandbox is privileged when any of its containers is (containerd
+                # refuses a privileged container in a sandbox that is not)
+                privileged=any((c.get("securityContext") or {}).get("privileged")
+                               for c in (spec.get("initContainers") or []) + spec["containers"]))))
 
 
 def quantity(q, milli=False):
@@ -129,8 +137,9 @@ def container_config(ds, c, paths, pod_uid):
     mem = quantity(res["limits"]["memory"]) if "memory" in res.get("limits", {}) else 0
     caps = sc.get("capabilities") or {}
     mounts = [api.Mount(container_path=m["mountPath"], host_path=paths[m["name"]], readonly=bool(m.get("readOnly")),
-                        propagation=api.PROPAGATION_PRIVATE)
+                        propagation=PROPAGATION[m.get("mountPropagation", "None")])
               for m in c.get("volumeMounts") or []]
+    privileged = bool(sc.get("privileged"))
     return api.ContainerConfig(
         metadata=api.ContainerMetadata(name=c["name"], attempt=0),
         image=api.ImageSpec(image=c["image"]),
@@ -145,12 +154,13 @@ def container_config(ds, c, paths, pod_uid):
             security_context=api.LinuxContainerSecurityContext(
                 capabilities=api.Capability(add_capabilities=caps.get("add") or [],
                                             drop_capabilities=caps.get("drop") or []),
-                privileged=bool(sc.get("privileged")),
+                privileged=privileged,
                 namespace_options=namespaces(spec),
                 run_as_user=int64(merged.get("runAsUser")), run_as_group=int64(merged.get("runAsGroup")),
                 readonly_rootfs=bool(sc.get("readOnlyRootFilesystem")),
                 no_new_privs=sc.get("allowPrivilegeEscalation") is False,
-                masked_paths=MASKED, readonly_paths=READONLY,
+                # kubelet masks and write-protects /proc paths only for unprivileged containers
+                masked_paths=[] if privileged else MASKED, readonly_paths=[] if privileged else READONLY,
                 seccomp=seccomp(merged))))
 
 

@@ -6,12 +6,17 @@
 # plugin), then: a GPU pod gets the hook; an update that would drop its GPU's node, and a cpus-only
 # one (CPU Manager), judged by the plugin in its pod through /host (the driver's files, the
 # container's cgroup); the readiness probe;
+# on the GPU operator's layout (the driver's user space and the fake NVML under /run/nvidia/driver,
+# NVIDIA's toolkit config where its installer writes it, a GPU in MIG state), the nvml-refresh
+# container's caches: the first MIG pod has its instances' nodes required, a re-partition NVML
+# cannot answer leaves status saying not protected, the next one is followed;
 # the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
 # out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
 # node's paths the DaemonSet uses (/run/nri, /opt/gpu-numa-hook, /etc/gpu-numa-hook, /var/log,
 # /run/gpu-numa-hook, node_exporter's textfile directory) are private tmpfs or overlay there.
-# Usage: tests/k8s/run-daemonset-test.sh HOOK RUNTIME PLUGIN SUITE   SUITE: sid | trixie
+# Usage: tests/k8s/run-daemonset-test.sh HOOK RUNTIME PLUGIN SUITE FAKE_NVML   SUITE: sid | trixie
+#   (the NVML probe is taken from beside HOOK)
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPT_DIR/../.." && pwd)
 ENGINE_DIR=$REPO/tests/engine
@@ -22,6 +27,8 @@ HOOK=$(abs "${1:-$REPO/build/gpu-numa-hook}")
 RUNTIME=$(abs "${2:-$REPO/build/gpu-numa-runtime}")
 PLUGIN=$(abs "${3:-$REPO/build/gpu-numa-nri}")
 SUITE=${4:-sid}
+FAKE_NVML=$(abs "${5:-$(dirname "$HOOK")/tests/nvml/libnvidia-ml.so.1}")
+PROBE=$(dirname "$HOOK")/gpu-numa-nvml-probe
 PY=/usr/bin/python3
 TALLY_NAME="k8s daemonset ($SUITE)"
 BRIDGE=gnhbr${RUNID: -6}
@@ -29,7 +36,21 @@ cleanup() {
     engine_cleanup "gnh-ds-$RUNID"
     ip link del "$BRIDGE" 2>/dev/null
 }
-NODE_DIRS="/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri /run/nri /opt/gpu-numa-hook /var/lib/node_exporter /var/lib/cni /var/log"
+# A second GPU, minor 1, in MIG state as the driver shows it: its numa_status read fails with EIO (a
+# link to /proc/self/mem, whose read fails so in any process) and /proc/driver/nvidia/version names
+# the driver NVML answers for (580.159.04, the real H200 host's).
+MIG_BUS=""
+for b in 0000:00:08.0 0000:00:09.0 0000:fe:1e.7; do [ -e "/sys/bus/pci/devices/$b" ] || { MIG_BUS=$b; break; }; done
+MIG_GPU=GPU-5c7a2e1f-9b3d-4e6a-8c2f-0d1e2f3a4b5c
+mig_uuid() { echo "MIG-3e4f5a6b-7c8d-4e9f-a0b1-00000000000$1"; }
+make_mig_gpu() { # NAME
+    local d="$TMP/drivers/$1/nvidia"
+    mkdir -p "$d/gpus/$MIG_BUS"
+    printf 'Model: \t\t NVIDIA GH200 480GB\nIRQ:   \t\t 42\nGPU UUID: \t %s\nVideo BIOS: \t 96.00.a5.00.1a\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: \t 0xfffffffffffff\nBus Location: \t %s\nDevice Minor: \t 1\nGPU Firmware: \t 580.159.04\nGPU Excluded:\t No\n' "$MIG_GPU" "$MIG_BUS" >"$d/gpus/$MIG_BUS/information"
+    ln -s /proc/self/mem "$d/gpus/$MIG_BUS/numa_status"
+    printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (dvs-builder@U16-I3-B03-4-3)  Mon Jun  2 11:00:00 UTC 2025\n' >"$d/version"
+}
+NODE_DIRS="/run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri /run/nri /opt/gpu-numa-hook /var/lib/node_exporter /var/lib/cni /var/log /run/nvidia /usr/local/nvidia"
 if [ -z "${GNH_TMP:-}" ]; then
     trap cleanup EXIT
     need_tools runc jq unshare busybox buildah ip "$PY"
@@ -37,7 +58,7 @@ if [ -z "${GNH_TMP:-}" ]; then
         { skip "all cases" "python3-grpcio / python3-grpc-tools / python3-yaml missing (tests/run-all.sh installs them)"; finish; }
     [ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] ||
         { skip "all cases" "CNI plugins missing in /usr/lib/cni (containernetworking-plugins, a dependency of podman)"; finish; }
-    for b in "$HOOK" "$RUNTIME" "$PLUGIN"; do [ -x "$b" ] || { fail "binaries" "$b missing"; finish; }; done
+    for b in "$HOOK" "$RUNTIME" "$PLUGIN" "$PROBE" "$FAKE_NVML"; do [ -e "$b" ] || { fail "binaries" "$b missing"; finish; }; done
     containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     TOOLS=$("$SCRIPT_DIR/fetch-k8s-tools.sh") || { fail "fetch kustomize" "see above"; finish; }
@@ -47,7 +68,7 @@ if [ -z "${GNH_TMP:-}" ]; then
         { fail "kustomize build" "examples/kubernetes/nri/base"; finish; }
     # The image, by the documented command; storage of this run only (never the host's).
     printf '[storage]\ndriver = "vfs"\nrunroot = "%s/img/run"\ngraphroot = "%s/img/root"\n' "$TMP" "$TMP" >"$TMP/storage.conf"
-    BIN=$TMP/bin-1 && mkdir -p "$BIN" && cp "$HOOK" "$RUNTIME" "$PLUGIN" "$BIN/" && strip -o "$TMP/hook.stripped" "$HOOK"
+    BIN=$TMP/bin-1 && mkdir -p "$BIN" && cp "$HOOK" "$RUNTIME" "$PLUGIN" "$PROBE" "$BIN/" && strip -o "$TMP/hook.stripped" "$HOOK"
     TAG=$(sed -n 's/^ *image: *\(gpu-numa-hook:.*\)$/\1/p' "$TMP/ds-1.yaml" | sort -u)
     OUT=$(CONTAINERS_STORAGE_CONF=$TMP/storage.conf sh "$REPO/examples/kubernetes/build-image.sh" --binaries "$BIN" --save "$TMP/img-1.tar" 2>&1) &&
         [ "$OUT" = "$TAG ($(dpkg --print-architecture | sed 's/ppc64el/ppc64le/')) saved as $TMP/img-1.tar" ] &&
@@ -61,13 +82,48 @@ if [ -z "${GNH_TMP:-}" ]; then
     echo "$TAG $TAG2" >"$TMP/tags"
     make_rootfs
     make_driver online0 0 online
+    make_mig_gpu online0
     mkdir -p "$TMP/bin" "$TMP/rec"
     make_runc_recorder "$TMP/bin/runc-rec" "$TMP/rec"
     write_config ds
-    rerun_in_ns ds "$NODE_DIRS" "$SCRIPT_DIR/run-daemonset-test.sh" "$HOOK" "$RUNTIME" "$PLUGIN" "$SUITE"
+    rerun_in_ns ds "$NODE_DIRS" "$SCRIPT_DIR/run-daemonset-test.sh" "$HOOK" "$RUNTIME" "$PLUGIN" "$SUITE" "$FAKE_NVML"
 fi
 # shellcheck disable=SC2086
 tmpfs_over gnh-ds $NODE_DIRS
+# kubelet's HostToContainer propagation (the nvml-refresh container's /host) needs the node's / to
+# be a shared or slave mount, as systemd leaves it; containerd refuses the container otherwise.
+# This namespace's copy was made private: shared here, it still shares nothing with the host.
+mount --make-shared / || { fail "setup" "mount --make-shared / in the test's namespace"; finish; }
+
+# The GPU operator's node: the driver's user space under /run/nvidia/driver (the fake NVML with the
+# topology it answers from), NVIDIA's config where its toolkit container writes it, naming that root.
+DRIVER_LIB=/run/nvidia/driver/usr/lib/$(uname -m | sed 's/ppc64le/powerpc64le/')-linux-gnu
+NV_CONFIG_DIR=/usr/local/nvidia/toolkit/.config/nvidia-container-runtime
+mkdir -p "$DRIVER_LIB" "$NV_CONFIG_DIR"
+cp "$FAKE_NVML" "$DRIVER_LIB/libnvidia-ml.so.1"
+cp "$REPO/tests/fixtures/nvidia-ctk-installer-1.20.0/config.toml" "$NV_CONFIG_DIR/config.toml"
+# nvml_answers GI [fail]: NVML's view, GPU 1 with one GPU instance GI (its memory node 0, this
+# host's only one); with fail, NVML does not initialize.
+nvml_answers() {
+    { echo "driver 580.159.04"
+      echo "gpu GPU-f0586c67-b718-ef40-6571-4caeff0ab99c 0 0000$GPU_BUS -1 disabled"
+      echo "gpu $MIG_GPU 1 0000$MIG_BUS -1 enabled"
+      echo "mig 0 $(mig_uuid "$1") $1 0 0"
+      [ "${2:-}" = fail ] && echo "fail nvmlInit_v2 999"; } >"$DRIVER_LIB/fake-nvml-topology.txt.new"
+    mv "$DRIVER_LIB/fake-nvml-topology.txt.new" "$DRIVER_LIB/fake-nvml-topology.txt"
+}
+# repartition GI: the MIG manager's work as the driver shows it, GPU 1's capability folders swapped
+# in whole (gi<GI>/ci0).
+repartition() {
+    local caps=/proc/driver/nvidia/capabilities
+    mkdir -p "$caps/gpu101/mig/gi$1/ci0"
+    printf 'DeviceFileMinor: %s\nDeviceFileMode: 292\nDeviceFileModify: 1\n' "$((16 + $1))" >"$caps/gpu101/mig/gi$1/access"
+    [ -e "$caps/gpu1" ] && mv "$caps/gpu1" "$caps/old"
+    mv "$caps/gpu101" "$caps/gpu1"
+    rm -rf "$caps/old"
+}
+nvml_answers 1
+repartition 1
 
 # ---------------------------------------------------------------- inside the namespace: the node
 CTD_ROOT=$(cat "$TMP/ctd-root")
@@ -88,6 +144,7 @@ PROM=/var/lib/node_exporter/textfile_collector/gpu_numa_hook.prom
 PODLOGS=/var/log/pods
 mkdir -p "$CTD" "$TMP/dev" "$TMP/cni/conf" "$TMP/gen" "$PODLOGS"
 mknod "$TMP/dev/nvidia0" c 195 0
+mknod "$TMP/dev/nvidia1" c 195 1
 cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
 kubelet() { "$PY" "$SCRIPT_DIR/kubelet_pod.py" "$TMP/gen" "$SOCK" "$@"; }
 "$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
@@ -157,6 +214,27 @@ SEC=$(jq -c '{netns: ([.linux.namespaces[] | select(.type == "network") | .path 
 [ "$SEC" = '{"netns":1,"ro":true,"nnp":true,"uid":0,"caps":0,"seccomp":"SCMP_ACT_ERRNO","mounts":["/etc/gpu-numa-hook:ro","/opt/gpu-numa-hook/bin:ro","/run/gpu-numa-hook:rw","/var/run/nri:rw"]}' ] &&
     pass "runc got the plugin's spec as kubelet asks it: the pod's network namespace (CNI bridge), read-only root, no_new_privs, uid 0 with no capability, RuntimeDefault seccomp, hook and config read-only: $SEC" ||
     fail "plugin container's spec" "$SEC"
+
+# ---------------------------------------------------------------- 1b. the nvml-refresh container writes the caches
+# Privileged (NVML opens the GPUs' device files), the node's /dev live at /dev, the node's / with
+# HostToContainer (rslave: the driver container's root mounted later shows); then its first lines.
+REFRESH_C=$(id_of 1 nvml-refresh)
+RLOG=$(ls "$PODLOGS"/gpu-numa-hook_gpu-numa-nri-1_*/nvml-refresh/0.log 2>/dev/null | head -1)
+CFG=$(config_of "$REFRESH_C")
+SEC=$(jq -c '{admin: (.process.capabilities.bounding // [] | index("CAP_SYS_ADMIN") != null), ro: .root.readonly,
+             host: [.mounts[] | select(.destination == "/host") | (.options | index("rslave") != null)],
+             dev: [.mounts[] | select(.destination == "/dev") | "\(.source):\(if (.options | index("ro")) then "ro" else "rw" end)"]}' "$CFG" 2>&1)
+[ "$SEC" = '{"admin":true,"ro":true,"host":[true],"dev":["/dev:ro"]}' ] &&
+    pass "runc got the nvml-refresh container's spec as kubelet asks it: privileged, read-only root, /host rslave (HostToContainer), the node's /dev read-only: $SEC" ||
+    fail "nvml-refresh container's spec" "$SEC"
+CACHE=/run/gpu-numa-hook/nvml-cache.json
+if [ -n "$RLOG" ] && wait_for "$RLOG" "topology --follow: refreshed: " &&
+    grep -q "topology --follow: refreshing: NVML cache /host$CACHE is missing" "$RLOG" &&
+    grep -q "NVML from the driver root /host/run/nvidia/driver (\[nvidia-container-cli\] root in $NV_CONFIG_DIR/config.toml)" "$RLOG" &&
+    grep -q "wrote /host$CACHE: driver 580.159.04, 2 GPUs, 1 MIG devices" "$RLOG" &&
+    [ "$(jq -r '.gpus[] | select(.minor == 1) | .mig_devices[0].uuid' "$CACHE" 2>&1)" = "$(mig_uuid 1)" ]; then
+    pass "the nvml-refresh container ran the image's NVML probe against the driver container's root (the fake NVML there) and wrote the node's caches: $(grep -o 'wrote /host[^ ]*nvml-cache.json.*' "$RLOG" | one_line)"
+else fail "nvml-refresh writes the caches" "log ${RLOG:-none}: $(sed 's/^[^ ]* [a-z]* [FP] //' "$RLOG" 2>&1 | one_line); cache: $(jq -c . "$CACHE" 2>&1 | one_line)"; fi
 
 # ---------------------------------------------------------------- 2. registered, logged, ready
 wait_for "$NODE_LOG" "gpu-numa-nri\[[0-9]+\] .*stage=nri-connect action=connected .*registered as 99-gpu-numa with containerd" &&
@@ -245,6 +323,45 @@ if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$RC3" = 0 ] && [ "$OUT2" = ok ] && [ -
     pass "cpus-only UpdateContainerResources (cpuset_cpus=0-1) of a GPU container whose spec says mems 1, with the DaemonSet's plugin: it read the container's real cgroup through /host (cgroup=$(field cgroup), mems-before=$MEMS_C), runc update was handed cpus 0-1 and mems 0-1 (not the spec's 1); cpuset.mems still $MEMS_C"
 else fail "cpus-only update judged in the pod" "create rc $RC start $RC2 ($OUT) spec mems $(jq -r .linux.resources.cpu.mems "$(config_of "$C1C")" 2>&1) cgroup $MEMS_FILE_C '$MEMS_C' (now '$(cat "$MEMS_FILE_C" 2>&1)'); update rc $RC3 ($OUT2) runc got $(echo "$UPD" | one_line); line: $(echo "${LINE:-none}" | one_line)"; fi
 
+# ---------------------------------------------------------------- 3d. GPU pods on the MIG GPU, through re-partitions
+mig_pod() { # NAME: the whole GPU 1 by its device node: every GPU instance's node is required
+    local sb
+    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
+    cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP/pod-$1" "$PODLOGS/default_$1" cuda "$IMG" 'exec sleep 600' \
+        --env NVIDIA_VISIBLE_DEVICES=1 --device "$TMP/dev/nvidia1:/dev/nvidia1"
+}
+hook_line() { grep "gpu-numa-hook\[[0-9]*\] container=$1 " "$NODE_LOG" | tail -1; }
+M1=$(mig_pod mig-1); OUT=$(cri start "$M1")
+[ "$OUT" = ok ] && grep -q "pod=default/mig-1 name=cuda stage=createRuntime action=allow gpus=/dev/nvidia1($MIG_BUS) required=0 " <<<"$(hook_line "$M1")" &&
+    pass "the first GPU pod on the MIG GPU: its GPU instance's node required from the cache the DaemonSet wrote (required=0)" ||
+    fail "first MIG pod" "start $OUT; $(hook_line "$M1" | one_line)"
+# A re-partition NVML cannot answer for: the follower says so, status names the GPU not protected,
+# and a pod then starts without the old layout's nodes, its line saying why.
+N_FAILED=$(grep -c "refresh failed: " "$RLOG")
+nvml_answers 2 fail
+repartition 2
+if wait_for "$RLOG" "topology --follow: refresh failed: " $((N_FAILED + 1)); then
+    OUT=$("$HOOK" status 2>&1); SRC=$?
+    M2=$(mig_pod mig-2); START=$(cri start "$M2")
+    LINE=$(hook_line "$M2")
+    [ "$SRC" = 1 ] && grep -q "GPU /dev/nvidia1 is in MIG state and its GPU instances' memory nodes are unknown (GPU /dev/nvidia1 was re-partitioned since the NVML cache was written" <<<"$OUT" &&
+        [ "$START" = ok ] && grep -q "action=allow gpus=/dev/nvidia1($MIG_BUS) required=- .*the driver lists 2/0 now" <<<"$LINE" &&
+        pass "re-partitioned while NVML cannot answer: the follower said '$(grep -o 'refresh failed: [^;]*' "$RLOG" | tail -1)', status exits 1 naming GPU /dev/nvidia1, and a pod starts without the old layout's node (required=-, its line says why)" ||
+        fail "failed refresh" "status rc $SRC: $(grep -i mig <<<"$OUT" | one_line); start $START; line: $(echo "$LINE" | one_line)"
+else fail "follower reports a failed refresh" "$(sed 's/^[^ ]* [a-z]* [FP] //' "$RLOG" | tail -5 | one_line)"; fi
+# The next re-partition, NVML answering again: followed, and the next pod has the new instance's node.
+N_DONE=$(grep -c "topology --follow: refreshed: " "$RLOG")
+nvml_answers 3
+repartition 3
+if wait_for "$RLOG" "topology --follow: refreshed: " $((N_DONE + 1)); then
+    M3=$(mig_pod mig-3); START=$(cri start "$M3")
+    OUT=$("$HOOK" status 2>&1); SRC=$?
+    [ "$START" = ok ] && grep -q "action=allow gpus=/dev/nvidia1($MIG_BUS) required=0 " <<<"$(hook_line "$M3")" &&
+        [ "$(jq -r '.gpus[] | select(.minor == 1) | .mig_devices[0].uuid' "$CACHE")" = "$(mig_uuid 3)" ] && [ "$SRC" = 0 ] &&
+        pass "the next re-partition followed ($(grep -o 'refreshing: GPU /dev/nvidia1 .* now' "$RLOG" | tail -1)): the first pod after it has the new instance's node required, status exits 0" ||
+        fail "re-partition followed" "start $START; $(hook_line "$M3" | one_line); status rc $SRC: $(grep -i -E 'mig|not protected' <<<"$OUT" | one_line)"
+else fail "follower refreshes after the next re-partition" "$(sed 's/^[^ ]* [a-z]* [FP] //' "$RLOG" | tail -5 | one_line)"; fi
+
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?
 T_GONE=$(date +%s.%N)
@@ -267,6 +384,13 @@ NEW_IMAGE=$(ctr -a "$SOCK" -n k8s.io containers info "$(id_of 2 nri-plugin)" 2>"
 [ "$NEW_IMAGE" = "docker.io/library/$TAG2" ] && [ "$(jq -r .connected "$STATE")" = true ] &&
     pass "the new plugin runs the new image ($NEW_IMAGE) and owns the state file (connected)" ||
     fail "after the rollout" "image '$NEW_IMAGE' state $(jq -c . "$STATE" 2>&1)"
+# The old follower stopped on SIGTERM leaving the caches; the new one finds them current and asks
+# NVML nothing.
+RLOG2=$(ls "$PODLOGS"/gpu-numa-hook_gpu-numa-nri-2_*/nvml-refresh/0.log 2>/dev/null | head -1)
+grep -q "topology --follow: stopping (signal); the caches stay as they are" "$RLOG" && [ -n "$RLOG2" ] &&
+    wait_for "$RLOG2" "topology --follow: current: " && ! grep -q "refreshing" "$RLOG2" &&
+    pass "rollout: the old nvml-refresh stopped on SIGTERM leaving the caches; the new one found them current, no NVML call ($(grep -o 'current: .*' "$RLOG2" | one_line))" ||
+    fail "nvml-refresh across the rollout" "old: $(tail -2 "$RLOG" | one_line) new: $(cat "$RLOG2" 2>&1 | one_line)"
 C2=$(gpu_pod gpu-2); OUT=$(cri start "$C2")
 grep -q "container=$C2 pod=default/gpu-2 name=cuda stage=createRuntime action=allow" "$NODE_LOG" &&
     pass "GPU pod after the rollout: hooked by the new plugin" || fail "GPU pod after rollout" "$(grep "container=$C2" "$NODE_LOG" | one_line)"

@@ -44,7 +44,7 @@ std::string mig_layout_staleness(const HostFs& fs, const NvmlCache& cache, unsig
   if (change.empty()) return "";
   return "GPU /dev/nvidia" + std::to_string(minor) + " was re-partitioned since the NVML cache was written: " + change +
          "; its MIG instances' nodes are not applied until 'gpu-numa-hook topology --refresh' (the "
-         "gpu-numa-hook-topology service) rewrites the cache";
+         "gpu-numa-hook-topology service, or the DaemonSet's nvml-refresh container) rewrites the cache";
 }
 
 }  // namespace gnh

@@ -13,7 +13,7 @@
 namespace gnh {
 
 namespace {
-constexpr const char* kRefreshHint = "run 'gpu-numa-hook topology --refresh' (the gpu-numa-hook-topology service)";
+constexpr const char* kRefreshHint = "run 'gpu-numa-hook topology --refresh' (the gpu-numa-hook-topology service, or the DaemonSet's nvml-refresh container)";
 }  // namespace
 
 std::string read_boot_id(const HostFs& fs) {

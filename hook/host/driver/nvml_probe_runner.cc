@@ -52,6 +52,10 @@ ProbeRun run_nvml_probe(const std::string& path, const std::vector<std::string>&
     int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) ::dup2(null, 0);
     ::dup2(fds[1], 1);
+    // `topology --follow` blocks SIGTERM to take it in its wait: the probe must still die of it.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(path.c_str(), argv.data(), envp);
     const char* msg = "gpu-numa-hook: cannot execute the NVML probe\n";
     (void)!::write(2, msg, std::strlen(msg));
