@@ -81,6 +81,7 @@ void refresh_caches(const HostFs& fs, const Config& config, const std::optional<
     args.insert(args.end(), {"--driver-root", fs.resolve(root.path)});
     if (root.path != "/") std::printf("NVML from the driver root %s (%s)\n", fs.resolve(root.path).c_str(), root.source.c_str());
   }
+  std::fflush(stdout);  // what was said so far before the probe's own lines (stderr), in order
   ProbeRun run = run_nvml_probe(probe, args, config.nvml.probe_timeout_ms, kMaxNvmlCacheBytes);
   if (!run.error.empty()) fail("the NVML probe " + probe + ": " + run.error + kept);
   if (run.timed_out)

@@ -2,13 +2,24 @@
 // DaemonSet's nvml-refresh container). Each tick reads only the driver's procfs (the GPUs and each
 // one's MIG capability folders) and compares it with the NVML cache; NVML runs only when they
 // differ: at start, after a re-partition by the MIG manager, a GPU added or gone, a driver reload.
-// A refresh that fails is retried when the driver's listing changes, else after a back-off, so a
-// node whose NVML cannot answer is not asked every tick.
+// A start that needs the cache for a GPU in MIG state and finds it out of date asks for a tick at
+// once and waits for the answer (gpu/nvml_refresh_protocol.h). A refresh that fails is retried
+// when the driver's listing changes, else after a back-off, so a node whose NVML cannot answer is
+// not asked on every tick or every start.
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "base/error.h"
@@ -16,9 +27,11 @@
 #include "cli/commands.h"
 #include "cli/tool_error.h"
 #include "cli/topology_refresh.h"
+#include "gpu/nvml_refresh_protocol.h"
 #include "host/config/config_loader.h"
 #include "host/driver/live_gpus_reader.h"
 #include "host/driver/nvml_cache_reader.h"
+#include "host/fs/atomic_file.h"
 
 namespace gnh {
 
@@ -43,17 +56,73 @@ long now_ms() {
   return long(t.tv_sec) * 1000 + t.tv_nsec / 1'000'000;
 }
 
-// Sleeps up to `ms`; true when SIGTERM or SIGINT came (blocked, so taken here and nowhere else).
-bool stop_requested_within(const sigset_t& stop, long ms) {
-  timespec t{ms / 1000, (ms % 1000) * 1'000'000};
-  return ::sigtimedwait(&stop, nullptr, &t) > 0;
-}
+class Follower {
+ public:
+  Follower(const HostFs& fs, const Config& config) : fs_(fs), config_(config) {}
 
-// Why the cache must be rewritten now; "" when it describes the host.
-std::string refresh_reason(const HostFs& fs, const Config& config, const LiveGpus& live) {
-  NvmlCacheLoad load = load_nvml_cache(fs, config.nvml.cache_path());
-  if (!load.cache) return load.problem;
-  return nvml_cache_refresh_reason(*load.cache, live);
+  // One look at the driver, and a refresh when the cache does not describe it. Returns what a
+  // waiting start is answered: "current", "refreshed" or "failed: <why>".
+  std::string tick() {
+    std::string fingerprint;
+    try {
+      const LiveGpus live = read_live_gpus(fs_);
+      fingerprint = live_gpus_fingerprint(live);
+      std::string reason = refresh_reason(live);
+      if (reason.empty()) {
+        if (!current_) say("current: %s describes every GPU and MIG layout the driver lists", cache_file().c_str());
+        current_ = true, failed_for_.clear(), backoff_ms_ = 0;
+        return "current";
+      }
+      current_ = false;
+      if (fingerprint == failed_for_ && now_ms() < retry_at_) return "failed: " + last_error_ + "; " + retry_note();
+      say("refreshing: %s", reason.c_str());
+      refresh_caches(fs_, config_, std::nullopt);
+      // What was written must now match, or the next tick would run NVML again at once.
+      if (std::string still = refresh_reason(read_live_gpus(fs_)); !still.empty())
+        fail("the NVML cache just written does not match the driver's listing: " + still);
+      say("refreshed: the hook applies MIG instances' memory nodes from the new cache");
+      current_ = true, failed_for_.clear(), backoff_ms_ = 0;
+      return "refreshed";
+    } catch (const std::exception& e) {
+      backoff_ms_ = std::min(kMaxBackoffMs, std::max(kFirstBackoffMs, backoff_ms_ * 2));
+      failed_for_ = fingerprint, retry_at_ = now_ms() + backoff_ms_, last_error_ = e.what();
+      say("refresh failed: %s; GPUs in MIG mode stay not protected (status says so); %s", e.what(), retry_note().c_str());
+      return "failed: " + last_error_;
+    }
+  }
+
+ private:
+  std::string cache_file() const { return fs_.resolve(config_.nvml.cache_path()); }
+  std::string retry_note() const {
+    return "retrying when the driver's GPUs or MIG layouts change, else in " + std::to_string(backoff_ms_ / 1000) + " s";
+  }
+  // Why the cache must be rewritten now; "" when it describes the host.
+  std::string refresh_reason(const LiveGpus& live) const {
+    NvmlCacheLoad load = load_nvml_cache(fs_, config_.nvml.cache_path());
+    if (!load.cache) return load.problem;
+    return nvml_cache_refresh_reason(*load.cache, live);
+  }
+
+  const HostFs& fs_;
+  const Config& config_;
+  bool current_ = false;
+  std::string failed_for_;  // the driver's listing the last refresh failed on
+  std::string last_error_;
+  long retry_at_ = 0, backoff_ms_ = 0;
+};
+
+// The follower's lock, held for its life: starts ask only while someone holds it, and a second
+// follower on the node waits rather than running NVML beside the first.
+bool take_lock(int fd) { return ::flock(fd, LOCK_EX | LOCK_NB) == 0; }
+
+// True when the inotify events in buf include a start's request.
+bool names_request(const char* buf, ssize_t n) {
+  for (ssize_t at = 0; at + ssize_t(sizeof(inotify_event)) <= n;) {
+    const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+    if (e->len > 0 && std::strcmp(e->name, kNvmlRefreshRequestName) == 0) return true;
+    at += ssize_t(sizeof(inotify_event)) + e->len;
+  }
+  return false;
 }
 
 }  // namespace
@@ -67,39 +136,38 @@ int run_topology_follow(const GlobalOptions& opts, long interval_ms) {
   try {
     HostFs fs(opts.host_root.value_or("/"));
     const Config config = load_config(fs, opts.config_path);
-    say("watching %s and %s every %ld ms; NVML runs only when they differ from %s", fs.resolve("/proc/driver/nvidia/gpus").c_str(),
-        fs.resolve("/proc/driver/nvidia/capabilities").c_str(), interval_ms, fs.resolve(config.nvml.cache_path()).c_str());
-    std::string failed_for;   // the driver's listing a refresh last failed on
-    long retry_at = 0, backoff_ms = 0;
-    bool said_current = false;
-    do {
-      std::string fingerprint;
-      try {
-        const LiveGpus live = read_live_gpus(fs);
-        fingerprint = live_gpus_fingerprint(live);
-        std::string reason = refresh_reason(fs, config, live);
-        if (reason.empty()) {
-          if (!said_current) say("current: %s describes every GPU and MIG layout the driver lists", fs.resolve(config.nvml.cache_path()).c_str());
-          said_current = true, failed_for.clear(), backoff_ms = 0;
-          continue;
-        }
-        said_current = false;
-        if (fingerprint == failed_for && now_ms() < retry_at) continue;
-        say("refreshing: %s", reason.c_str());
-        refresh_caches(fs, config, std::nullopt);
-        // What was written must now match, or the next tick would run NVML again at once.
-        if (std::string still = refresh_reason(fs, config, read_live_gpus(fs)); !still.empty())
-          fail("the NVML cache just written does not match the driver's listing: " + still);
-        say("refreshed: the hook applies MIG instances' memory nodes from the new cache");
-        said_current = true, failed_for.clear(), backoff_ms = 0;
-      } catch (const std::exception& e) {
-        backoff_ms = std::min(kMaxBackoffMs, std::max(kFirstBackoffMs, backoff_ms * 2));
-        failed_for = fingerprint, retry_at = now_ms() + backoff_ms;
-        say("refresh failed: %s; GPUs in MIG mode stay not protected (status says so); retrying when the driver's "
-            "GPUs or MIG layouts change, else in %ld s",
-            e.what(), backoff_ms / 1000);
+    const std::string dir = fs.resolve(kNvmlFollowerDir);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) fail_errno("cannot create " + dir, errno);
+    const std::string lock_path = fs.resolve(kNvmlFollowerLockPath);
+    int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (lock < 0) fail_errno("cannot open " + lock_path, errno);
+    int sig = ::signalfd(-1, &stop, SFD_CLOEXEC);
+    int in = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (sig < 0 || in < 0) fail_errno("signalfd or inotify_init1", errno);
+    if (::inotify_add_watch(in, dir.c_str(), IN_CLOSE_WRITE) < 0) fail_errno("cannot watch " + dir, errno);
+    say("watching %s and %s every %ld ms; NVML runs only when they differ from %s; starts ask through %s",
+        fs.resolve("/proc/driver/nvidia/gpus").c_str(), fs.resolve("/proc/driver/nvidia/capabilities").c_str(),
+        interval_ms, fs.resolve(config.nvml.cache_path()).c_str(), dir.c_str());
+    Follower follower(fs, config);
+    bool locked = take_lock(lock);
+    if (!locked) say("another topology --follow holds %s; waiting for it to end", lock_path.c_str());
+    bool requested = false;
+    alignas(inotify_event) char buf[4096];
+    for (;;) {
+      if (!locked && (locked = take_lock(lock))) say("took %s", lock_path.c_str());
+      if (locked) {
+        std::string answer = follower.tick();
+        if (requested)
+          write_file_atomically(dir + "/" + kNvmlRefreshAnswerName, answer + "\n", 0644, Durability::replaced);
       }
-    } while (!stop_requested_within(stop, interval_ms));
+      requested = false;
+      pollfd p[2] = {{sig, POLLIN, 0}, {in, POLLIN, 0}};
+      int n = ::poll(p, 2, int(interval_ms));
+      if (n < 0 && errno != EINTR) fail_errno("poll", errno);
+      if (n > 0 && (p[0].revents & POLLIN)) break;
+      if (n > 0 && (p[1].revents & POLLIN))
+        for (ssize_t r; (r = ::read(in, buf, sizeof buf)) > 0;) requested = requested || names_request(buf, r);
+    }
     say("stopping (signal); the caches stay as they are");
     return as_int(ExitCode::ok);
   } catch (const std::exception& e) {

@@ -321,12 +321,13 @@ Config read_config(const toml::table& root, const std::string& file_name) {
     if (auto v = r.path(*l, "path", "lock.", false)) c.lock_path = *v;
   }
   if (auto* nv = r.table(root, "nvml", "")) {
-    r.only_keys(*nv, "nvml.", {"cache", "probe", "library", "driver-root", "timeout-ms"});
+    r.only_keys(*nv, "nvml.", {"cache", "probe", "library", "driver-root", "timeout-ms", "refresh-wait-ms"});
     if (auto v = r.path(*nv, "cache", "nvml.", false)) c.nvml.cache = *v;
     if (auto v = r.path(*nv, "probe", "nvml.", true)) c.nvml.probe = *v;
     if (auto v = r.path(*nv, "library", "nvml.", true)) c.nvml.library = *v;
     if (auto v = r.path(*nv, "driver-root", "nvml.", true)) c.nvml.driver_root = *v;
     if (auto v = r.integer(*nv, "timeout-ms", "nvml.", 100, 600000)) c.nvml.probe_timeout_ms = static_cast<int>(*v);
+    if (auto v = r.integer(*nv, "refresh-wait-ms", "nvml.", 0, 60000)) c.nvml.refresh_wait_ms = static_cast<int>(*v);
   }
   if (auto* ch = r.table(root, "chain", "")) {
     r.only_keys(*ch, "chain.", {"next-hook", "timeout-ms"});

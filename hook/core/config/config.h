@@ -48,6 +48,10 @@ struct NvmlConfig {
   // and /usr/lib (host/driver/driver_root_reader.h).
   std::string driver_root;
   int probe_timeout_ms = 30000;
+  // How long a start that needs the cache for a GPU in MIG state, and finds it missing or of
+  // another layout, waits for a running `topology --follow` to refresh it (at most half the
+  // deadline). 0: never ask.
+  int refresh_wait_ms = 2000;
 };
 
 // One key the parser ignored or left at its default.

@@ -102,7 +102,7 @@ TEST_CASE("a typo never switches the file off: unknown keys ignored, every valid
                    "runtime, nvml, systemd)"});
   CHECK(parse_config("[loging]\n[lock]\npath = \"/run/l\"\n", "f").lock_path == "/run/l");
   CHECK(problems_of("[nvml]\nlib = \"/x\"\n") ==
-        Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, driver-root, timeout-ms)"});
+        Lines{kF + "line 2: nvml.lib: unknown key, ignored (allowed here: cache, probe, library, driver-root, timeout-ms, refresh-wait-ms)"});
 }
 
 TEST_CASE("a typo never switches off a file the plain reader honours: non-ASCII comments, triple quotes in a comment") {
@@ -259,6 +259,11 @@ TEST_CASE("[nvml]: the NVML cache, the probe and its timeout (issue 20)") {
   CHECK(c.nvml.probe == "/opt/p");
   CHECK(c.nvml.probe_timeout_ms == 500);
   CHECK(d.nvml.driver_root == "");
+  // how long a MIG start waits for topology --follow: 2 s by default, 0 never asks
+  CHECK(d.nvml.refresh_wait_ms == 2000);
+  CHECK(parse_config("[nvml]\nrefresh-wait-ms = 0\n", "x").nvml.refresh_wait_ms == 0);
+  CHECK(problems_of("[nvml]\nrefresh-wait-ms = 90000\n").size() == 1);
+  CHECK(parse_config("[nvml]\nrefresh-wait-ms = 90000\n", "x").nvml.refresh_wait_ms == 2000);
   CHECK(parse_config("[nvml]\ndriver-root = \"/run/nvidia/driver\"\n", "x").nvml.driver_root == "/run/nvidia/driver");
   CHECK(problems_of("[nvml]\ncache = \"x.json\"\n") ==
         Lines{kF + "line 2: nvml.cache: 'x.json' must be an absolute path: the default is used"});

@@ -15,19 +15,36 @@
 #include "host/driver/identity_cache_reader.h"
 #include "host/driver/mig_layout_reader.h"
 #include "host/driver/nvml_cache_reader.h"
+#include "host/driver/nvml_refresh_request.h"
 #include "decide/requirement_fold.h"
 
 namespace gnh {
 
 namespace {
 
-// The NVML cache, read at most once per evaluation and only by a stage that needs it.
+// The NVML cache, read at most once per evaluation and only by a stage that needs it. For a GPU
+// in MIG state (`for_mig`), a cache that is missing, stale or of another layout is first asked of
+// a running `topology --follow`, bounded by `refresh_wait_ms`: the first start after a
+// re-partition then has the new instances' nodes (gpu/nvml_refresh_protocol.h).
 struct NvmlOnce {
   const HostFs& fs;
   std::string path;
+  int refresh_wait_ms = 0;
   std::optional<NvmlCacheLoad> load;
-  const NvmlCacheLoad& get() {
-    if (!load) load = load_nvml_cache(fs, path);
+  std::string follower_note;  // what the follower answered, for the log line
+  const NvmlCacheLoad& get(bool for_mig = false) {
+    if (load) return *load;
+    load = load_nvml_cache(fs, path);
+    if (for_mig && refresh_wait_ms > 0 && (!load->cache || !any_mig_layout_staleness(fs, *load->cache).empty())) {
+      NvmlRefreshRequest r = request_nvml_refresh(fs, refresh_wait_ms);
+      if (r.answered) {
+        load = load_nvml_cache(fs, path);
+        follower_note = "asked topology --follow for a current NVML cache: " + r.answer;
+      } else if (r.follower) {
+        follower_note = "asked topology --follow for a current NVML cache: no answer within " +
+                        std::to_string(refresh_wait_ms) + " ms (nvml.refresh-wait-ms)";
+      }
+    }
     return *load;
   }
 };
@@ -77,7 +94,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   // or a GPU of the container in MIG state. Without a current cache, today's behaviour, noted.
   std::optional<NvmlCacheLoad>& nvml = nvml_once.load;
   auto nvml_cache = [&]() -> const NvmlCache* {
-    const NvmlCacheLoad& l = nvml_once.get();
+    const NvmlCacheLoad& l = nvml_once.get(true);
     return l.cache ? &*l.cache : nullptr;
   };
   // A cache written before the GPU was re-partitioned names instances, and nodes, that are gone:
@@ -124,6 +141,7 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   auto note_nvml = [&]() {
     if (nvml && !nvml->cache) ev.decision.message += " (" + nvml->problem + ")";
     if (!layout_problem.empty()) ev.decision.message += " (" + layout_problem + ")";
+    if (!nvml_once.follower_note.empty()) ev.decision.message += " (" + nvml_once.follower_note + ")";
   };
   if (ev.gpus.empty()) {
     ev.decision.action = Action::allow;
@@ -202,7 +220,8 @@ void check_requirement(const HostFs& fs, const Config& config, const oci::Spec& 
 }  // namespace
 
 Evaluation evaluate(const HostFs& fs, const Config& config, const oci::Spec& spec, int pid, EvaluationDetail detail) {
-  NvmlOnce nvml{fs, config.nvml.cache_path(), std::nullopt};
+  // Half the deadline at most: what the start does after the wait must still fit.
+  NvmlOnce nvml{fs, config.nvml.cache_path(), std::min(config.nvml.refresh_wait_ms, config.deadline_ms / 2), std::nullopt, {}};
   Evaluation ev = evaluate_numa(fs, config, spec, pid, nvml, detail);
   check_requirement(fs, config, spec, nvml, ev);
   return ev;

@@ -47,4 +47,10 @@ std::string mig_layout_staleness(const HostFs& fs, const NvmlCache& cache, unsig
          "gpu-numa-hook-topology service, or the DaemonSet's nvml-refresh container) rewrites the cache";
 }
 
+std::string any_mig_layout_staleness(const HostFs& fs, const NvmlCache& cache) {
+  for (const auto& g : cache.gpus)
+    if (std::string why = mig_layout_staleness(fs, cache, g.minor, g.uuid); !why.empty()) return why;
+  return "";
+}
+
 }  // namespace gnh

@@ -21,4 +21,7 @@ std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor);
 // listing that fails counts as a change: the cache is then not trusted.
 std::string mig_layout_staleness(const HostFs& fs, const NvmlCache& cache, unsigned minor, const std::string& uuid);
 
+// The first GPU of the cache whose layout the driver no longer lists as cached ("" when none).
+std::string any_mig_layout_staleness(const HostFs& fs, const NvmlCache& cache);
+
 }  // namespace gnh

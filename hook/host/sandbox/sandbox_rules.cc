@@ -37,6 +37,8 @@ constexpr const char* kAllowed[] = {
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "setitimer", "getitimer", "nanosleep",
     "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time", "restart_syscall",
     "poll", "ppoll",
+    // a start asking topology --follow for a current NVML cache waits for its answer's rename
+    "inotify_init1", "inotify_add_watch",
     // syslog(3) when [log] syslog = true: a datagram to /dev/log (AF_UNIX only, see below); the
     // D-Bus call to systemd after a patch of a systemd unit's cgroup (host/systemd/systemd_bus.h)
     "connect", "sendto", "sendmsg",
