@@ -73,7 +73,9 @@ void refresh_caches(const HostFs& fs, const Config& config, const std::optional<
   std::vector<std::string> args = {"--boot-id-file", fs.resolve(kBootIdPath)};
   // The command line's library, else the config's; neither: the probe searches the driver root's
   // library directories (the host's own, or the driver container's under the GPU operator).
-  const std::string library = nvml_library.value_or(config.nvml.library);
+  // The config's library is a path on the host (the DaemonSet reads the node's config under
+  // --host-root); the command line's is the caller's own.
+  const std::string library = nvml_library ? *nvml_library : config.nvml.library.empty() ? "" : fs.resolve(config.nvml.library);
   if (!library.empty()) {
     args.insert(args.end(), {"--nvml", library});
   } else if (DriverRoot root = find_driver_root(fs, config.nvml.driver_root); root.path != "/" || !fs.is_real_root()) {

@@ -59,11 +59,27 @@ NCT=$REPO/../shared/tools/nvidia-container-toolkit
 if [ -f "$NCT/nvidia-container-toolkit-1.20.0-amd64.tar.xz" ] && [ -f "$NCT/libnvidia-container-1.17.2-amd64.tar.xz" ]; then
     mkdir -p "$D/toolkit/libnvc-deps"
     cp "$NCT/nvidia-container-toolkit-1.20.0-amd64.tar.xz" "$NCT/libnvidia-container-1.17.2-amd64.tar.xz" "$D/toolkit/"
+    # the GPU operator's toolkit container, for tests/gpu/run-operator-layout.sh
+    [ -f "$NCT/nvidia-ctk-installer-1.20.0-amd64.tar.xz" ] && cp "$NCT/nvidia-ctk-installer-1.20.0-amd64.tar.xz" "$D/toolkit/"
     for l in libcap.so.2 libelf.so.1 libseccomp.so.2 libtirpc.so.3 libz.so.1 libgssapi_krb5.so.2 libkrb5.so.3 \
              libk5crypto.so.3 libcom_err.so.2 libkrb5support.so.0 libkeyutils.so.1; do
         cp -L "$L/$l" "$D/toolkit/libnvc-deps/" || exit 1
     done
 else
     echo "WARNING: no NVIDIA toolkit tarballs in $NCT: the GPU run will skip run-toolkit-chains.sh" >&2
+fi
+# The node image's file tree (tests/gpu/run-operator-layout.sh runs its nvml-refresh command from
+# it): built by the documented command from B's programs, its layers unpacked.
+if [ -x "$B/gpu-numa-nri" ] && command -v buildah >/dev/null; then
+    w=$(mktemp -d)
+    printf '[storage]\ndriver = "vfs"\nrunroot = "%s/run"\ngraphroot = "%s/root"\n' "$w" "$w" >"$w/storage.conf"
+    CONTAINERS_STORAGE_CONF=$w/storage.conf sh "$REPO/examples/kubernetes/build-image.sh" --binaries "$B" \
+        --tag gnh-device:carry --save "$w/image.tar" >&2
+    mkdir -p "$w/x" "$D/image-root"
+    tar -xf "$w/image.tar" -C "$w/x"
+    for l in $(jq -r '.[0].Layers[]' "$w/x/manifest.json"); do tar -xf "$w/x/$l" -C "$D/image-root"; done
+    rm -rf "$w"
+else
+    echo "WARNING: no $B/gpu-numa-nri or no buildah: no image-root, run-operator-layout.sh will not run" >&2
 fi
 du -sh "$D"
