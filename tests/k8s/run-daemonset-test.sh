@@ -62,6 +62,13 @@ if [ -z "${GNH_TMP:-}" ]; then
     containerd_suite_root "$SUITE"
     echo "$CTD_ROOT" >"$TMP/ctd-root"
     TOOLS=$("$SCRIPT_DIR/fetch-k8s-tools.sh") || { fail "fetch kustomize" "see above"; finish; }
+    # NVIDIA's toolkit container, the real one (shared/tools): it lays out /usr/local/nvidia/toolkit
+    # as on the operator's node. Without it the toolkit's config.toml is copied from its output
+    # (tests/fixtures/nvidia-ctk-installer-1.20.0), said loudly.
+    rc=0; NV=$("$REPO/tests/nri/fetch-nvidia-installer.sh") || rc=$?
+    if [ "$rc" = 0 ]; then echo "$NV" >"$TMP/nvidia-parts"
+    elif [ "$rc" = 77 ]; then skip "NVIDIA's toolkit container (the real installer): NOT RUN" "nvidia-ctk-installer is not here (the line above); its config.toml is copied instead"
+    else fail "fetch NVIDIA's installer" "tests/nri/fetch-nvidia-installer.sh failed (exit $rc)"; fi
     KUSTOMIZE=$(sed -n "1s/ .*//p" <<<"$TOOLS")
     # The manifests exactly as `kubectl apply -k examples/kubernetes/nri/base` would send them.
     "$KUSTOMIZE" build "$REPO/examples/kubernetes/nri/base" >"$TMP/ds-1.yaml" ||
@@ -99,9 +106,24 @@ mount --make-shared / || { fail "setup" "mount --make-shared / in the test's nam
 # topology it answers from), NVIDIA's config where its toolkit container writes it, naming that root.
 DRIVER_LIB=/run/nvidia/driver/usr/lib/$(uname -m | sed 's/ppc64le/powerpc64le/')-linux-gnu
 NV_CONFIG_DIR=/usr/local/nvidia/toolkit/.config/nvidia-container-runtime
-mkdir -p "$DRIVER_LIB" "$NV_CONFIG_DIR"
+mkdir -p "$DRIVER_LIB"
 cp "$FAKE_NVML" "$DRIVER_LIB/libnvidia-ml.so.1"
-cp "$REPO/tests/fixtures/nvidia-ctk-installer-1.20.0/config.toml" "$NV_CONFIG_DIR/config.toml"
+# toolkit_pod_starts: what NVIDIA's toolkit container does at each start, as the operator runs it
+# (driver root /run/nvidia/driver, the hardened settings): /usr/local/nvidia/toolkit deleted and
+# laid out again. --no-daemon: it exits once installed; its runtime configuration is left out here.
+toolkit_pod_starts() {
+    if [ -s "$TMP/nvidia-parts" ]; then
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+            ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true \
+            "$(sed -n 1p "$TMP/nvidia-parts")" --no-daemon --runtime containerd --no-runtime-config \
+            --driver-root /run/nvidia/driver --toolkit-install-dir /usr/local/nvidia \
+            --toolkit-source-root "$(sed -n 2p "$TMP/nvidia-parts")" --pid-file /run/nvidia/toolkit.pid >>"$TMP/installer.log" 2>&1
+    else
+        mkdir -p "$NV_CONFIG_DIR" && cp "$REPO/tests/fixtures/nvidia-ctk-installer-1.20.0/config.toml" "$NV_CONFIG_DIR/config.toml"
+    fi
+}
+toolkit_pod_starts && grep -q '^ *root = "/run/nvidia/driver"' "$NV_CONFIG_DIR/config.toml" ||
+    { fail "NVIDIA's toolkit laid out" "$(tail -n 3 "$TMP/installer.log" 2>&1 | one_line); config: $(grep root "$NV_CONFIG_DIR/config.toml" 2>&1 | one_line)"; finish; }
 # nvml_answers GI [fail]: NVML's view, GPU 1 with one GPU instance GI (its memory node 0, this
 # host's only one); with fail, NVML does not initialize.
 nvml_answers() {
@@ -363,6 +385,20 @@ if [ "$START" = ok ] && grep -q "action=allow gpus=/dev/nvidia1($MIG_BUS) requir
     grep -q "asked topology --follow for a current NVML cache: refreshed" <<<"$LINE" && how="its start asked the follower and waited: 'asked topology --follow for a current NVML cache: refreshed'"
     pass "a pod started right after the next re-partition has the new instance's node required ($how); status exits 0"
 else fail "first pod after a re-partition" "start $START; $(echo "$LINE" | one_line); cache $(jq -c . "$CACHE" | one_line); status rc $SRC: $(grep -i -E 'mig|not protected' <<<"$OUT" | one_line); follower: $(sed 's/^[^ ]* [a-z]* [FP] //' "$RLOG" | tail -3 | one_line)"; fi
+
+# ---------------------------------------------------------------- 3e. NVIDIA's toolkit pod restarts
+# It deletes and re-creates /usr/local/nvidia/toolkit, its config.toml with it: the caches stay
+# current (the follower asks NVML nothing), and the next GPU pods are hooked as before.
+N_REFRESH=$(grep -c "topology --follow: refreshing" "$RLOG")
+toolkit_pod_starts; RC=$?
+M4=$(mig_pod mig-4); START=$(cri start "$M4")
+C4=$(gpu_pod gpu-4); START2=$(cri start "$C4")
+if [ "$RC" = 0 ] && [ -f "$NV_CONFIG_DIR/config.toml" ] && [ "$START" = ok ] && [ "$START2" = ok ] &&
+    grep -q "action=allow gpus=/dev/nvidia1($MIG_BUS) required=0 " <<<"$(hook_line "$M4")" &&
+    grep -q "action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 " <<<"$(hook_line "$C4")" &&
+    [ "$(grep -c "topology --follow: refreshing" "$RLOG")" = "$N_REFRESH" ]; then
+    pass "NVIDIA's toolkit pod restarted ($([ -s "$TMP/nvidia-parts" ] && echo "the real nvidia-ctk-installer re-created /usr/local/nvidia/toolkit" || echo "config copied")): the next MIG pod and GPU pod were hooked as before (required=0 each), no refresh needed"
+else fail "toolkit pod restart" "installer rc $RC ($(tail -n 2 "$TMP/installer.log" 2>&1 | one_line)); MIG pod $START: $(hook_line "$M4" | one_line); GPU pod $START2: $(hook_line "$C4" | one_line); refreshes $N_REFRESH -> $(grep -c "topology --follow: refreshing" "$RLOG")"; fi
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?
