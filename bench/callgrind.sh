@@ -1,7 +1,7 @@
 #!/bin/bash
 # Instruction counts (valgrind's callgrind, "Ir": instructions executed, user space, the whole
-# process from exec to exit) of the hook's three paths on the benchmark's ac922 fixture, and of
-# `check` on 10,000 cgroups. Repeatable to a few hundred instructions on a noisy machine: the
+# process from exec to exit) of the hook's three paths on the benchmark's ac922 fixture, of one
+# GPU's start whole, in MIG state and re-partitioned (gh fixtures), and of `check` on 10,000 cgroups. Repeatable to a few hundred instructions on a noisy machine: the
 # number to compare between commits when a timing cannot tell (docs/internals/benchmarks.md).
 #
 # Usage (root, from anywhere):   bash bench/callgrind.sh [BUILD_DIR]
@@ -42,6 +42,23 @@ count "check path" "$WORK/ok/state-gpu.json" "$HOOK" --host-root "$WORK/ok/root"
 count "patch path" "$WORK/stale/state-gpu.json" "$HOOK" --host-root "$WORK/stale/root" prestart
 grep -q 'action=patch' "$WORK/stale/root/var/log/gpu-numa-hook.log" 2>/dev/null ||
     grep -rqs 'action=patch' "$WORK/stale/root/var/log/" || echo "callgrind.sh: warning: the patch run did not log action=patch" >&2
+# One GPU of a Grace-Hopper-like node, the same container three times: the GPU whole; in MIG state
+# with a current NVML cache (its instance's node from the cache, the driver's MIG folders compared);
+# re-partitioned since (no topology --follow runs, so nothing is asked or waited for). Each run's
+# log line is checked for the path it took.
+"$MKFX" gh ok "$WORK/gh" "$REPO/config/config.toml" >/dev/null
+"$MKFX" gh-mig ok "$WORK/mig" "$REPO/config/config.toml" >/dev/null
+last_line() { grep -h 'container=bench-gpu-last ' "$1"/root/var/log/*.log 2>/dev/null | tail -n1; }
+path_taken() { # DIR PATTERN WHAT
+    grep -q -- "$2" <<<"$(last_line "$1")" || { echo "callgrind.sh: the $3 run did not take its path: $(last_line "$1")" >&2; exit 1; }
+}
+count "one GPU, not MIG" "$WORK/gh/state-gpu-last.json" "$HOOK" --host-root "$WORK/gh/root" prestart
+path_taken "$WORK/gh" "action=allow gpus=/dev/nvidia7(0041:01:00.0) required=64 " "one GPU"
+count "one MIG GPU, cache current" "$WORK/mig/state-gpu-last.json" "$HOOK" --host-root "$WORK/mig/root" prestart
+path_taken "$WORK/mig" "action=allow gpus=/dev/nvidia7(0041:01:00.0) required=64 " "MIG, cache current"
+mv "$WORK/mig/root/proc/driver/nvidia/capabilities/gpu7/mig/gi1" "$WORK/mig/root/proc/driver/nvidia/capabilities/gpu7/mig/gi2"
+count "one MIG GPU, re-partitioned" "$WORK/mig/state-gpu-last.json" "$HOOK" --host-root "$WORK/mig/root" prestart
+path_taken "$WORK/mig" "required=- .*was re-partitioned since the NVML cache was written" "MIG, re-partitioned"
 if [ "$CHECK_CGROUPS" -gt 0 ]; then
     "$MKFX" ac922 ok "$WORK/many" "$REPO/config/config.toml" --cgroups "$CHECK_CGROUPS" >/dev/null
     count "check $CHECK_CGROUPS cgroups" /dev/null "$HOOK" --host-root "$WORK/many/root" check

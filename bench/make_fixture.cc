@@ -2,7 +2,7 @@
 // (tests/support/fixture_host.cc: driver procfs, node sysfs, cgroup files, mountinfo,
 // /proc/<pid>/cgroup and bundles in their real formats).
 //
-//   make_fixture ac922|gh|gh:N ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]
+//   make_fixture ac922|gh|gh:N|gh-mig ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]
 //
 // Writes OUT_DIR/root (the host tree, for --host-root; its bundles hold Docker's config.json,
 // tests/fixtures/docker-20.10, with the devices below), OUT_DIR/state-gpu.json (a container that
@@ -22,6 +22,9 @@
 //   firmware reserves 8 nodes per GPU; possible 0-71), cgroup v2. stale: the kubelet's burstable
 //   slice holds an explicit cpuset.mems of 0-7; the container's cgroup inherits. gh:N: N superchips
 //   (1-64), laid out alike; the GPU container asks for all N.
+// gh-mig: gh with its last GPU (nvidia7) in MIG state: numa_status fails with EIO, one GPU
+//   instance (gi1/ci0 in the driver's capability folders) on the GPU's node, and an NVML cache
+//   for this boot and driver naming it: state-gpu-last.json then starts a container on a MIG GPU.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -164,15 +167,46 @@ void add_many_cgroups(const std::string& root, const Host& h, long n, const std:
   }
 }
 
+// gh-mig: the last GPU in MIG state, one GPU instance on its node, and the NVML cache saying so.
+void make_last_gpu_mig(Host& h, int gpus) {
+  const unsigned last = static_cast<unsigned>(gpus - 1);
+  char bus[16], uuid[48];
+  std::snprintf(bus, sizeof bus, "%04x:01:00.0", 9 + 8 * gpus - 8);
+  std::snprintf(uuid, sizeof uuid, "GPU-9a9a9a9a-1111-4222-8333-%012llx", 0x444444444440ULL + last);
+  const std::string status = h.root() + "/proc/driver/nvidia/gpus/" + bus + "/numa_status";
+  fs::remove(status);
+  fs::create_symlink("/proc/self/mem", status);  // its read fails with EIO, as a MIG GPU's does
+  const std::string gi = "/proc/driver/nvidia/capabilities/gpu" + std::to_string(last) + "/mig/gi1";
+  h.write(gi + "/access", "DeviceFileMinor: 16\nDeviceFileMode: 292\nDeviceFileModify: 1\n");
+  h.write(gi + "/ci0/access", "DeviceFileMinor: 210\n");
+  const char* boot = "6f1e7a52-3c2b-4d8e-9a41-0c5e2b7d9f10";
+  h.write("/proc/sys/kernel/random/boot_id", std::string(boot) + "\n");
+  nlohmann::json gpus_json = nlohmann::json::array();
+  for (unsigned i = 0; i <= last; ++i) {
+    char b[16], u[48];
+    std::snprintf(b, sizeof b, "%04x:01:00.0", 9 + 8 * i);
+    std::snprintf(u, sizeof u, "GPU-9a9a9a9a-1111-4222-8333-%012llx", 0x444444444440ULL + i);
+    nlohmann::json migs = nlohmann::json::array();
+    if (i == last)
+      migs.push_back({{"index", 0}, {"uuid", "MIG-5e6f7a8b-0007-4c1d-9e2f-000000000001"}, {"gpu_instance_id", 1},
+                      {"compute_instance_id", 0}, {"memory_node", gpus + 8 * static_cast<int>(i)}});
+    gpus_json.push_back({{"index", i}, {"uuid", u}, {"minor", i}, {"bus_id", b}, {"memory_node", i == last ? -1 : gpus + 8 * int(i)},
+                         {"mig_mode", i == last ? "enabled" : "disabled"}, {"mig_devices", migs}});
+  }
+  nlohmann::json cache = {{"format", 1}, {"boot_id", boot}, {"driver_version", "580.159.04"}, {"gpus", gpus_json}};
+  h.write("/run/gpu-numa-hook/nvml-cache.json", cache.dump() + "\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // gh:N: N superchips instead of 8 (1-64): the check path as nodes grow
   const std::string kind = argc > 1 ? argv[1] : "";
-  const int gh_gpus = kind == "gh" ? 8 : kind.rfind("gh:", 0) == 0 ? std::atoi(kind.c_str() + 3) : 0;
+  const bool mig = kind == "gh-mig";
+  const int gh_gpus = kind == "gh" || mig ? 8 : kind.rfind("gh:", 0) == 0 ? std::atoi(kind.c_str() + 3) : 0;
   if (argc < 4 || (kind != "ac922" && (gh_gpus < 1 || gh_gpus > 64)) ||
       (std::string(argv[2]) != "ok" && std::string(argv[2]) != "stale")) {
-    std::cerr << "usage: make_fixture ac922|gh|gh:N ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]\n";
+    std::cerr << "usage: make_fixture ac922|gh|gh:N|gh-mig ok|stale OUT_DIR [CONFIG_TOML [--cgroups N]]\n";
     return 2;
   }
   const bool ac922 = kind == "ac922", stale = std::string(argv[2]) == "stale";
@@ -210,6 +244,7 @@ int main(int argc, char** argv) {
   h.write("/proc/driver/nvidia/version",
           "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n"
           "GCC version:  gcc version 15.3.0 (GCC) \n");
+  if (mig) make_last_gpu_mig(h, gh_gpus);
   if (argc > 4) h.write_config(fixture::read_file(argv[4]));
   long many = 0;
   if (argc > 6 && std::string(argv[5]) == "--cgroups") many = std::atol(argv[6]);

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -32,6 +31,8 @@
 #include "host/driver/live_gpus_reader.h"
 #include "host/driver/nvml_cache_reader.h"
 #include "host/fs/atomic_file.h"
+#include "host/fs/inotify_events.h"
+#include "host/fs/liveness_lock.h"
 
 namespace gnh {
 
@@ -111,20 +112,6 @@ class Follower {
   long retry_at_ = 0, backoff_ms_ = 0;
 };
 
-// The follower's lock, held for its life: starts ask only while someone holds it, and a second
-// follower on the node waits rather than running NVML beside the first.
-bool take_lock(int fd) { return ::flock(fd, LOCK_EX | LOCK_NB) == 0; }
-
-// True when the inotify events in buf include a start's request.
-bool names_request(const char* buf, ssize_t n) {
-  for (ssize_t at = 0; at + ssize_t(sizeof(inotify_event)) <= n;) {
-    const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
-    if (e->len > 0 && std::strcmp(e->name, kNvmlRefreshRequestName) == 0) return true;
-    at += ssize_t(sizeof(inotify_event)) + e->len;
-  }
-  return false;
-}
-
 }  // namespace
 
 int run_topology_follow(const GlobalOptions& opts, long interval_ms) {
@@ -138,9 +125,8 @@ int run_topology_follow(const GlobalOptions& opts, long interval_ms) {
     const Config config = load_config(fs, opts.config_path);
     const std::string dir = fs.resolve(kNvmlFollowerDir);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) fail_errno("cannot create " + dir, errno);
-    const std::string lock_path = fs.resolve(kNvmlFollowerLockPath);
-    int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (lock < 0) fail_errno("cannot open " + lock_path, errno);
+    // Held for its life: starts ask only while some follower holds it.
+    const LivenessLock lock(fs.resolve(kNvmlFollowerLockPath));
     int sig = ::signalfd(-1, &stop, SFD_CLOEXEC);
     int in = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
     if (sig < 0 || in < 0) fail_errno("signalfd or inotify_init1", errno);
@@ -148,25 +134,28 @@ int run_topology_follow(const GlobalOptions& opts, long interval_ms) {
     say("watching %s and %s every %ld ms; NVML runs only when they differ from %s; starts ask through %s",
         fs.resolve("/proc/driver/nvidia/gpus").c_str(), fs.resolve("/proc/driver/nvidia/capabilities").c_str(),
         interval_ms, fs.resolve(config.nvml.cache_path()).c_str(), dir.c_str());
+    if (!lock.held()) say("cannot take %s: starts will not ask, ticks alone keep the caches", fs.resolve(kNvmlFollowerLockPath).c_str());
     Follower follower(fs, config);
-    bool locked = take_lock(lock);
-    if (!locked) say("another topology --follow holds %s; waiting for it to end", lock_path.c_str());
-    bool requested = false;
+    bool requested = false, stopping = false;
     alignas(inotify_event) char buf[4096];
-    for (;;) {
-      if (!locked && (locked = take_lock(lock))) say("took %s", lock_path.c_str());
-      if (locked) {
-        std::string answer = follower.tick();
-        if (requested)
-          write_file_atomically(dir + "/" + kNvmlRefreshAnswerName, answer + "\n", 0644, Durability::replaced);
-      }
+    while (!stopping) {
+      std::string answer = follower.tick();
+      if (requested) write_file_atomically(dir + "/" + kNvmlRefreshAnswerName, answer + "\n", 0644, Durability::replaced);
       requested = false;
-      pollfd p[2] = {{sig, POLLIN, 0}, {in, POLLIN, 0}};
-      int n = ::poll(p, 2, int(interval_ms));
-      if (n < 0 && errno != EINTR) fail_errno("poll", errno);
-      if (n > 0 && (p[0].revents & POLLIN)) break;
-      if (n > 0 && (p[1].revents & POLLIN))
-        for (ssize_t r; (r = ::read(in, buf, sizeof buf)) > 0;) requested = requested || names_request(buf, r);
+      // Until the next tick, a stop or a start's request; the folder's other events (our own
+      // writes among them) only wake the wait.
+      for (const long next = now_ms() + interval_ms; !stopping && !requested;) {
+        const long left = next - now_ms();
+        if (left <= 0) break;
+        pollfd p[2] = {{sig, POLLIN, 0}, {in, POLLIN, 0}};
+        int n = ::poll(p, 2, int(left));
+        if (n < 0 && errno != EINTR) fail_errno("poll", errno);
+        if (n <= 0) continue;
+        stopping = p[0].revents & POLLIN;
+        if (p[1].revents & POLLIN)
+          for (ssize_t r; (r = ::read(in, buf, sizeof buf)) > 0;)
+            requested = requested || inotify_events_name(buf, r, kNvmlRefreshRequestName);
+      }
     }
     say("stopping (signal); the caches stay as they are");
     return as_int(ExitCode::ok);

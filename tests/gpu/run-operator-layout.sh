@@ -170,24 +170,7 @@ cp "$D/bundle/config.json" "$D/bundle/config.orig.json"
 run_case() {
 local B=$D/case-$1
 rm -rf "$B"; cp -a "$D/bundle" "$B"
-# create / start / wait / delete as a shim does; NVIDIA's runtime, through the installer's wrapper
-python3 - "$TK/nvidia-container-runtime" "$D/state" "$B" "gnh-op-$1" <<'PY' >"$D/ctr-$1.txt" 2>&1
-import ctypes, os, subprocess, sys
-rt, root, bundle, cid = sys.argv[1:5]
-ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-out, err = open(bundle + "/ctr.out", "wb"), open(bundle + "/ctr.err", "wb")
-p = subprocess.run([rt, "--root", root, "create", "--bundle", bundle, "--pid-file", bundle + "/ctr.pid", cid],
-                   stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-out.close(); err.close()
-print("create exit status", p.returncode)
-if p.returncode != 0:
-    sys.exit(10)
-pid = int(open(bundle + "/ctr.pid").read())
-s = subprocess.run([rt, "--root", root, "start", cid])
-_, st = os.waitpid(pid, 0)
-subprocess.run([rt, "--root", root, "delete", "-f", cid])
-print("container exit status", os.waitstatus_to_exitcode(st))
-PY
+python3 "$REPO/tests/gpu/run_container.py" "$TK/nvidia-container-runtime" "$D/state" "$B" "gnh-op-$1" >"$D/ctr-$1.txt" 2>&1
 cat "$D/ctr-$1.txt" "$B/ctr.out" "$B/ctr.err" 2>/dev/null | indent
 HOOKS=$(jq -c '{prestart: [.hooks.prestart[]?.path], createRuntime: [.hooks.createRuntime[]?.path]}' "$B/config.json")
 LINE=$(grep "container=gnh-op-$1 " "$D/hook.log" | tail -1)

@@ -263,33 +263,6 @@ PY
     echo "$id"
 }
 
-# create / start / wait as the container's subreaper / delete, as a containerd shim does
-cat >"$TMP/runctr.py" <<'PY'
-import ctypes, os, subprocess, sys
-rt, root, bundle, cid = sys.argv[1:5]
-ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
-out, err = open(bundle + "/ctr.out", "wb"), open(bundle + "/ctr.err", "wb")
-p = subprocess.run([rt, "--root", root, "create", "--bundle", bundle, "--pid-file", bundle + "/ctr.pid", cid],
-                   stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-out.close(); err.close()
-print("create exit status", p.returncode)
-if p.returncode != 0:
-    subprocess.run([rt, "--root", root, "delete", "-f", cid], stderr=subprocess.DEVNULL)
-    sys.exit(10)
-pid = int(open(bundle + "/ctr.pid").read())
-s = subprocess.run([rt, "--root", root, "start", cid])
-print("start exit status", s.returncode)
-_, st = os.waitpid(pid, 0)
-code = os.waitstatus_to_exitcode(st)
-subprocess.run([rt, "--root", root, "delete", "-f", cid])
-while True:
-    try:
-        if os.waitpid(-1, os.WNOHANG)[0] == 0: break
-    except ChildProcessError:
-        break
-print("container exit status", code)
-sys.exit(code if s.returncode == 0 else 11)
-PY
 
 # run_chain CASE ETC RUNTIME: the container of bundle CASE through RUNTIME (the shim or NVIDIA's),
 # with $TMP/root/ETC/etc/{gpu-numa-hook,nvidia-container-runtime} as /etc's. Sets RC, OUT, ID.
@@ -302,7 +275,7 @@ run_chain() {
     OUT=$(NVIDIA_CTK_CONFIG_FILE_PATH=$etc/nvidia-container-runtime/config.toml timeout -k 5 90 \
         unshare -m --propagation private -- bash -c '
         mount --bind "$1/gpu-numa-hook" /etc/gpu-numa-hook && mount --bind "$1/nvidia-container-runtime" /etc/nvidia-container-runtime || exit 97
-        shift; cd / && exec python3 "$@"' chain "$etc" "$TMP/runctr.py" "$rt" "$TMP/state" "$TMP/bundles/$case" "$ID" </dev/null 2>&1)
+        shift; cd / && exec python3 "$@"' chain "$etc" "$SCRIPT_DIR/run_container.py" "$rt" "$TMP/state" "$TMP/bundles/$case" "$ID" </dev/null 2>&1)
     RC=$?
     OUT="$OUT
 $(cat "$TMP/bundles/$case/ctr.out" "$TMP/bundles/$case/ctr.err" 2>/dev/null)"

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/file.h>
 #include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +11,8 @@
 #include <exception>
 
 #include "gpu/nvml_refresh_protocol.h"
+#include "host/fs/inotify_events.h"
+#include "host/fs/liveness_lock.h"
 
 namespace gnh {
 
@@ -23,30 +24,11 @@ long now_ms() {
   return long(t.tv_sec) * 1000 + t.tv_nsec / 1'000'000;
 }
 
-// True while another process holds the follower's lock.
-bool follower_running(const std::string& lock_path) {
-  int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return false;
-  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);
-  return held;
-}
-
-// True when the inotify events in buf name the answer file.
-bool names_answer(const char* buf, ssize_t n) {
-  for (ssize_t at = 0; at + ssize_t(sizeof(inotify_event)) <= n;) {
-    const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
-    if (e->len > 0 && std::strcmp(e->name, kNvmlRefreshAnswerName) == 0) return true;
-    at += ssize_t(sizeof(inotify_event)) + e->len;
-  }
-  return false;
-}
-
 }  // namespace
 
 NvmlRefreshRequest request_nvml_refresh(const HostFs& fs, int wait_ms) {
   NvmlRefreshRequest r;
-  if (wait_ms <= 0 || !follower_running(fs.resolve(kNvmlFollowerLockPath))) return r;
+  if (wait_ms <= 0 || liveness_lock_held(fs, kNvmlFollowerLockPath) != true) return r;
   r.follower = true;
   const std::string dir = fs.resolve(kNvmlFollowerDir);
   // Watching before asking: an answer renamed in between is not missed.
@@ -68,7 +50,7 @@ NvmlRefreshRequest request_nvml_refresh(const HostFs& fs, int wait_ms) {
     pollfd p{in, POLLIN, 0};
     if (::poll(&p, 1, int(left)) <= 0) continue;
     ssize_t n = ::read(in, buf, sizeof buf);
-    if (n > 0 && names_answer(buf, n)) r.answered = true;
+    if (n > 0 && inotify_events_name(buf, n, kNvmlRefreshAnswerName)) r.answered = true;
   }
   ::close(in);
   if (r.answered) {
