@@ -55,7 +55,7 @@ expected() {
 	env-visible-devices-none untouched - main=[]
 	env-visible-devices-empty untouched - main=[]
 	no-gpu-with-required-plugins untouched $K="[\"other\"]" main=[other]
-	our-daemonset-pod untouched - install-hook=[] nri-plugin=[] check=[]
+	our-daemonset-pod untouched - install-hook=[] nri-plugin=[] check=[] nvml-refresh=[]
 	our-namespace-by-name untouched - main=[]
 	our-renamed-namespace-by-label untouched - main=[]
 	our-plugin-label-elsewhere untouched - nri-plugin=[]

@@ -346,6 +346,12 @@ if [ "$RC" = 0 ] && [ "$OUT" = ok ] && [ "$RC3" = 0 ] && [ "$OUT2" = ok ] && [ -
 else fail "cpus-only update judged in the pod" "create rc $RC start $RC2 ($OUT) spec mems $(jq -r .linux.resources.cpu.mems "$(config_of "$C1C")" 2>&1) cgroup $MEMS_FILE_C '$MEMS_C' (now '$(cat "$MEMS_FILE_C" 2>&1)'); update rc $RC3 ($OUT2) runc got $(echo "$UPD" | one_line); line: $(echo "${LINE:-none}" | one_line)"; fi
 
 # ---------------------------------------------------------------- 3d. GPU pods on the MIG GPU, through re-partitions
+# A start that asks the follower waits at most [nvml] refresh-wait-ms (2 s by default): bounded here
+# far beyond what a busy machine needs, so that the outcome follows the follower's answer, not a clock.
+sed -i 's/^deadline-ms = 5000$/deadline-ms = 120000/' /etc/gpu-numa-hook/config.toml &&
+    printf '\n[nvml]\nrefresh-wait-ms = 60000\n' >>/etc/gpu-numa-hook/config.toml &&
+    grep -q '^deadline-ms = 120000$' /etc/gpu-numa-hook/config.toml ||
+    { fail "setup" "cannot raise the node config's deadline-ms and nvml.refresh-wait-ms"; finish; }
 mig_pod() { # NAME: the whole GPU 1 by its device node: every GPU instance's node is required
     local sb
     sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
