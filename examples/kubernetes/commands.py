@@ -31,8 +31,13 @@ assert plugin["command"][plugin["command"].index("--config") + 1] == "/etc/gpu-n
 assert {"name": "host-etc-gnh", "mountPath": "/etc/gpu-numa-hook", "readOnly": True} in plugin["volumeMounts"]
 for c in nri_spec.get("initContainers", []) + nri_spec["containers"]:
     sc = c["securityContext"]
+    if c["name"] == "nvml-refresh":
+        # NVML opens the GPUs' device files: this container alone is privileged, its image read-only
+        assert sc.get("privileged") is True and sc.get("readOnlyRootFilesystem") is True, c["name"]
+        continue
     assert sc["allowPrivilegeEscalation"] is False and sc["capabilities"]["drop"] == ["ALL"], c["name"]
     assert not sc.get("privileged"), c["name"]
+assert [c["name"] for c in nri_spec["containers"] if c["securityContext"].get("privileged")] == ["nvml-refresh"]
 spec = ds["spec"]["template"]["spec"]
 for c in spec.get("initContainers", []) + spec["containers"]:
     sc = c["securityContext"]
