@@ -5,13 +5,15 @@
 //                  a container that cannot get a GPU, before runc or crun, is passed on untouched;
 //   update       : keeps the container's GPU memory nodes in a new cpuset.mems, then execs it;
 //   anything else: execs the runtime at once.
-// The runtime is the first of [runtime] next that exists (never this program). On any failure
+// The runtime is the first of [runtime] next that exists (never this program); run back by it (a
+// runtime whose own low-level runtime is this shim), it passes on to an entry after it. On any failure
 // nothing is changed and the start stops with one line on stderr, in our log and in runc's --log.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -149,6 +151,18 @@ void log_not_needed(const Config& cfg, const RuncCommandLine& cmd, const Contain
   EventLog(cfg.log, HostFs("/")).write(r);
 }
 
+// A create that came back through the runtime we ran (NVIDIA's, whose own runtime is this shim): one
+// line, so that the chain a container took can be read in the log.
+void log_reentered(const Config& cfg, const RuncCommandLine& cmd, const std::string& by, const std::string& next) {
+  LogRecord r;
+  r.program = "gpu-numa-runtime";
+  r.container = cmd.container_id.value_or("-");
+  r.stage = "runtime-" + cmd.subcommand;
+  r.action = "allow";
+  r.msg = "run back by " + by + ", whose own runtime is gpu-numa-runtime: the hook was registered before it ran; passed on to " + next;
+  EventLog(cfg.log, HostFs("/")).write(r);
+}
+
 constexpr const char* kShimHelp =
     "gpu-numa-runtime: the OCI runtime shim of gpu-numa-hook, for engines without a hooks directory\n"
     "(Docker, containerd, Kubernetes through a RuntimeClass). It takes runc's command line unchanged:\n"
@@ -166,8 +180,11 @@ int run(std::vector<std::string> argv) {
     cfg = load_config(HostFs("/"), std::nullopt);
     loaded = &cfg;
     cmd = parse_runc_command_line(argv);
-    const std::string next = find_next_runtime(cfg.runtime.next);
-    if (cmd.subcommand == "create" || cmd.subcommand == "run") {
+    // Run back by the runtime we ran (chained_index): that pass did the work; pass straight on.
+    const std::optional<size_t> reentered = chained_index(std::getenv(kChainedEnv));
+    const NextRuntime next_runtime = find_next_runtime(cfg.runtime.next, reentered ? *reentered + 1 : 0, reentered);
+    const std::string& next = next_runtime.path;
+    if (!reentered && (cmd.subcommand == "create" || cmd.subcommand == "run")) {
       std::string bundle = cmd.bundle.value_or("");
       if (bundle.empty()) {
         char cwd[4096];
@@ -176,10 +193,12 @@ int run(std::vector<std::string> argv) {
       }
       const BundleRegistration r = register_hook_in_bundle(bundle, cfg.runtime.hook, next, cfg.next_hook);
       if (r.outcome == BundleRegistration::not_needed) log_not_needed(cfg, cmd, r.names, next);
-    } else if (cmd.subcommand == "update") {
+    } else if (!reentered && cmd.subcommand == "update") {
       keep_gpu_nodes_on_update(cfg, cmd, argv);
+    } else if (reentered && (cmd.subcommand == "create" || cmd.subcommand == "run")) {
+      log_reentered(cfg, cmd, cfg.runtime.next[*reentered], next);
     }
-    exec_runtime(next, argv);
+    exec_runtime(next_runtime, argv);
   } catch (const std::exception& e) {
     report_error(loaded, cmd, e.what());
   }
