@@ -13,6 +13,9 @@
 #      /dev/null mount per GPU UUID) through the installer's nvidia-container-runtime wrapper and
 #      runc, our hook in its createRuntime hooks as the NRI plugin injects it: CUDA must run and our
 #      hook's line must name the GPU, its NVML cache the one step 1 wrote.
+#   3. gpu-numa-runtime in front of that runtime, whose own runtime is gpu-numa-runtime (what the
+#      installer writes when gpu-numa is containerd's default): the shim, run back, passes on to
+#      runc; CUDA must run and our hook run once.
 # Everything happens in a private mount namespace: /usr/local/nvidia, /run/gpu-numa-hook,
 # /etc/gpu-numa-hook and /etc/nvidia-container-runtime are tmpfs there.
 #   OUT=<dir> bash tests/gpu/run-operator-layout.sh      (from the repo root)
@@ -199,11 +202,43 @@ echo "-- NVIDIA's cli (debug log), what it was asked:"; grep -h -i -E "device|re
 echo "-- gpu-numa-hook topology (its CUDA version from the cache the image's probe wrote):"
 "$HOOK" topology 2>&1 | indent
 "$HOOK" status 2>&1 | head -n 12 | indent
+
+# ---------------------------------------------------------------- 3. the shim, run back by NVIDIA's runtime
+section "3. gpu-numa-runtime in front of the installer's runtime, whose own runtime is gpu-numa-runtime"
+# NVIDIA's runtimes as the installer writes them when gpu-numa is containerd's default (the CI
+# lifecycle test, tests/nvidia/run-toolkit-lifecycle-test.sh, shows this line), and our shim
+# chained to NVIDIA's runtime as install chains it. The nvidia module is loaded here, so the
+# wrapper runs nvidia-container-runtime.real, which makes its edits and execs the shim back.
+sed -i "s|^\( *runtimes = \).*|\1[\"$D/gpu-numa-runtime\", \"runc\", \"crun\"]|" "$CFG"
+printf '[runtime]\nhook = "%s"\nnext = ["%s", "%s"]\n' "$HOOK" "$TK/nvidia-container-runtime" "$D/bin/runc" >>/etc/gpu-numa-hook/config.toml
+echo "NVIDIA's $(grep -E '^ *runtimes = ' "$CFG" | sed 's/^ *//'); ours: $(grep -A2 '^\[runtime\]' /etc/gpu-numa-hook/config.toml | one_line)"
+B=$D/case-chain
+rm -rf "$B"; cp -a "$D/bundle" "$B"
+jq '.hooks = {}' "$D/bundle/config.orig.json" >"$B/config.json"   # the shim registers our hook
+python3 "$REPO/tests/gpu/run_container.py" "$D/gpu-numa-runtime" "$D/state" "$B" "gnh-op-chain" >"$D/ctr-chain.txt" 2>&1 &
+CPID=$!
+for _ in $(seq 1 300); do kill -0 "$CPID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$CPID" 2>/dev/null; then
+    echo "still running after 30 s: $(ps -eo pid,stat,args | grep -E 'gpu-numa-runtime|nvidia-container-runtime' | grep -v grep | head -5 | one_line)"
+    pkill -f "$D/gpu-numa-runtime"; kill "$CPID"
+fi
+wait "$CPID"
+cat "$D/ctr-chain.txt" "$B/ctr.out" "$B/ctr.err" 2>/dev/null | indent
+LINE=$(grep "container=gnh-op-chain " "$D/hook.log" | grep "gpu-numa-hook\[" | tail -1)
+BACK=$(grep "container=gnh-op-chain stage=runtime-create .*run back by $TK/nvidia-container-runtime," "$D/hook.log")
+echo "-- chain: spec hooks after create: $(jq -c '{prestart: [.hooks.prestart[]?.path], createRuntime: [.hooks.createRuntime[]?.path]}' "$B/config.json")"
+echo "NVIDIA's runtime: $(grep -hE "low-level|Using (requested )?mode|Running " "$D/nvidia-runtime.log" 2>/dev/null | tail -3 | sed -E 's/^time="[^"]*" //' | one_line)"
+echo "the shim, run back: ${BACK:-<none>}"
+echo "our hook's line: ${LINE:-<none>}"
+if grep -q "container exit status 0" "$D/ctr-chain.txt" && grep -q "^cuda_alloc: OK " "$B/ctr.out" &&
+    grep -q "action=allow gpus=/dev/nvidia$GPU_MINOR(" <<<"$LINE" && [ -n "$BACK" ]; then
+    pass "chain: gpu-numa-runtime -> NVIDIA's runtime (the installer's wrapper and .real) -> gpu-numa-runtime, run back, -> runc: CUDA ran, our hook ran once and named /dev/nvidia$GPU_MINOR"
+else fail "chain: shim run back by NVIDIA's runtime" "$(cat "$D/ctr-chain.txt" "$B/ctr.out" "$B/ctr.err" 2>/dev/null | one_line); line: ${LINE:-none}; back: ${BACK:-none}"; fi
 finish
 INNER
 rc=$?
 rmdir /sys/fs/cgroup/gnh-op/ctr /sys/fs/cgroup/gnh-op 2>/dev/null
 for c in /sys/fs/cgroup/*/gnh-op; do rmdir "$c/ctr" "$c" 2>/dev/null; done
 mkdir -p "$OUT/operator-layout" && cp "$D"/*.log "$D"/follow.out "$OUT/operator-layout/" 2>/dev/null
-for c in jit legacy; do cp "$D/case-$c/config.json" "$OUT/operator-layout/config-$c.json" 2>/dev/null; done
+for c in jit legacy chain; do cp "$D/case-$c/config.json" "$OUT/operator-layout/config-$c.json" 2>/dev/null; done
 exit $rc
