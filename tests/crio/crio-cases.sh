@@ -42,7 +42,7 @@ RT=$(jq -c '.crio.runtime.runtimes["gpu-numa"] | {runtime_path, runtime_type, ru
 WANT=$(jq -nc --arg p "$SHIM" --arg r "$TMP/crio-state/runc" --arg m "$CONMON" '{runtime_path: $p, runtime_type: "oci", runtime_root: $r, monitor_path: $m}')
 if [ "$RC" = 0 ] && [ "$RT" = "$WANT" ] && [ "$(jq -r .crio.runtime.default_runtime <<<"$EFF")" = runc ]; then
     pass "install --runtime crio-runtime: crio config shows [crio.runtime.runtimes.gpu-numa] $RT, runc's root and monitor kept from 00-default; default_runtime still runc"
-else fail "install --runtime crio-runtime" "rc $RC: $(echo "$OUT" | one_line) gpu-numa: $RT want $WANT; drop-in: $(one_line </etc/crio/crio.conf.d/99-gpu-numa.toml 2>&1)"; fi
+else fail "install --runtime crio-runtime" "rc $RC: $(echo "$OUT" | one_line) gpu-numa: $RT want $WANT; drop-in: $(one_line </etc/crio/crio.conf.d/99-zz-gpu-numa.toml 2>&1)"; fi
 
 # 2. NRI: OpenShift's 00-default has it off here; our drop-in turns it on, the socket stays
 NRI_BEFORE=$(crio_printed crio.nri enable_nri)

@@ -312,13 +312,13 @@ inst docker --runtime-config "$D_/daemon.json" --runtime-path "$SHIM" --uninstal
 D_=$T/crio; mkdir -p "$D_/crio.conf.d"; our_config "$D_"
 printf '[crio.runtime]\ndefault_runtime = "nvidia"\n[crio.runtime.runtimes.runc]\nruntime_path = "/usr/bin/runc"\nruntime_root = "/run/runc"\n[crio.runtime.runtimes.nvidia]\nruntime_path = "/usr/bin/nvidia-container-runtime"\n' >"$D_/crio.conf"
 inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml" --set-default
-[ "$RC" = 0 ] && [ "$(python3 -c 'import tomllib,sys; r=tomllib.load(open(sys.argv[1],"rb"))["crio"]["runtime"]; g=r["runtimes"]["gpu-numa"]; print(r["default_runtime"], g["runtime_path"], g["runtime_type"], g["runtime_root"])' "$D_/crio.conf.d/99-gpu-numa.toml")" = "gpu-numa $SHIM oci /run/runc" ] &&
+[ "$RC" = 0 ] && [ "$(python3 -c 'import tomllib,sys; r=tomllib.load(open(sys.argv[1],"rb"))["crio"]["runtime"]; g=r["runtimes"]["gpu-numa"]; print(r["default_runtime"], g["runtime_path"], g["runtime_type"], g["runtime_root"])' "$D_/crio.conf.d/99-zz-gpu-numa.toml")" = "gpu-numa $SHIM oci /run/runc" ] &&
     grep -qxF 'next = ["/usr/bin/nvidia-container-runtime", "runc", "crun"]' "$D_/ours.toml" &&
-    pass "CRI-O: crio.conf.d/99-gpu-numa.toml holds gpu-numa as a copy of runc (runtime_type oci, runtime_path the shim), the default; next chains to NVIDIA's runtime" ||
-    fail "crio-runtime install" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$D_/crio.conf.d/99-gpu-numa.toml" 2>/dev/null)"
+    pass "CRI-O: crio.conf.d/99-zz-gpu-numa.toml holds gpu-numa as a copy of runc (runtime_type oci, runtime_path the shim), the default; next chains to NVIDIA's runtime" ||
+    fail "crio-runtime install" "rc $RC $(echo "$OUT" | one_line) $(one_line <"$D_/crio.conf.d/99-zz-gpu-numa.toml" 2>/dev/null)"
 inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml"
 [ "$RC" = 0 ] && echo "$OUT" | grep -qxF "nothing to do: already installed" && pass "CRI-O: a second run (without --set-default) changes nothing" || fail "crio second run" "$(echo "$OUT" | one_line)"
 inst crio-runtime --runtime-config "$D_/crio.conf.d" --runtime-path "$SHIM" --config "$D_/ours.toml" --uninstall
-[ "$RC" = 0 ] && [ ! -e "$D_/crio.conf.d/99-gpu-numa.toml" ] && cmp -s "$D_/ours.toml" "$D_/ours.original" &&
+[ "$RC" = 0 ] && [ ! -e "$D_/crio.conf.d/99-zz-gpu-numa.toml" ] && cmp -s "$D_/ours.toml" "$D_/ours.original" &&
     pass "CRI-O: --uninstall removes our drop-in and gives our config back" || fail "crio uninstall" "rc $RC $(echo "$OUT" | one_line)"
 finish

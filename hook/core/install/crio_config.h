@@ -12,7 +12,9 @@
 
 namespace gnh {
 
-constexpr const char* kCrioDropin = "99-gpu-numa.toml";  // in crio.conf.d
+// In crio.conf.d; it sorts after NVIDIA's 99-nvidia.toml (its toolkit container's), whose default_runtime
+// would otherwise win.
+constexpr const char* kCrioDropin = "99-zz-gpu-numa.toml";
 
 // Our whole drop-in, given CRI-O's files in the order it reads them (crio.conf, then
 // crio.conf.d/*.toml; later values win): [crio.runtime.runtimes.gpu-numa] is a copy of the base

@@ -316,7 +316,7 @@ TEST_CASE("CRI-O engine: crio.conf then crio.conf.d in order, our drop-in a copy
   CHECK(e.runtimes.default_runtime == "crun");
   CHECK(e.runtimes.base_runtime == "crun");
   REQUIRE(e.changes.size() == 1);
-  CHECK(e.changes[0].path == "/etc/crio/crio.conf.d/99-gpu-numa.toml");
+  CHECK(e.changes[0].path == "/etc/crio/crio.conf.d/99-zz-gpu-numa.toml");
   CHECK(e.changes[0].dropin);
   toml::table t = toml::parse(*e.changes[0].after);
   CHECK(t["crio"]["runtime"]["runtimes"]["gpu-numa"]["runtime_root"].value_or(std::string()) == "/run/crun");

@@ -61,16 +61,16 @@ TEST_CASE("double registration: a plugin not connected, or files that do not reg
 
 TEST_CASE("double registration: hooks.d with CRI-O's gpu-numa runtime, and NVIDIA's legacy hook with another") {
   StatusFacts f;
-  f.engines.push_back(fact("crio-runtime", "runtime gpu-numa", "/etc/crio/crio.conf.d/99-gpu-numa.toml"));
+  f.engines.push_back(fact("crio-runtime", "runtime gpu-numa", "/etc/crio/crio.conf.d/99-zz-gpu-numa.toml"));
   f.engines.push_back(fact("podman/crio (hooks.d)", "hooks.d", kHooksD));
   f.engines.push_back(fact("nvidia-legacy", "NVIDIA runtime hook (legacy mode)", "/etc/nvidia-container-runtime/config.toml"));
   auto lines = double_registrations(f);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0] == std::string("registered twice: hooks.d (") + kHooksD +
-                        ") and the gpu-numa runtime (/etc/crio/crio.conf.d/99-gpu-numa.toml) both give CRI-O's gpu-numa "
+                        ") and the gpu-numa runtime (/etc/crio/crio.conf.d/99-zz-gpu-numa.toml) both give CRI-O's gpu-numa "
                         "containers the hook; keep one: gpu-numa-hook install --runtime crio-runtime --uninstall");
   CHECK(lines[1] == "registered twice: nvidia-container-runtime in legacy mode (/etc/nvidia-container-runtime/config.toml) and "
-                    "crio-runtime's gpu-numa runtime (/etc/crio/crio.conf.d/99-gpu-numa.toml) both give containers that run "
+                    "crio-runtime's gpu-numa runtime (/etc/crio/crio.conf.d/99-zz-gpu-numa.toml) both give containers that run "
                     "through NVIDIA's runtime the hook; keep one: gpu-numa-hook install --runtime nvidia-legacy --uninstall");
   CHECK(lines[2].find("and hooks.d (" + std::string(kHooksD) + ")") != std::string::npos);
 }
