@@ -145,13 +145,20 @@ hooked() {
         fail "$2: pod $1 hooked" "create rc $RC ($C) start $STARTED; hook: $(hook_line "$C" | one_line); shim: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line)"
     fi
 }
+# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN (one
+# starting with ! it must not print)
 status_says() {
     local step=$1 want=$2 out rc p
     shift 2
     out=$("$HOOK" status 2>&1); rc=$?
-    for p in "$@"; do grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; }; done
+    for p in "$@"; do
+        case $p in
+            !*) ! grep -q -E -- "${p#!}" <<<"$out" || { fail "$step: status" "exit $rc, /${p#!}/ in: $(echo "$out" | one_line)"; return; } ;;
+            *) grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; } ;;
+        esac
+    done
     [ "$rc" = "$want" ] || { fail "$step: status" "exit $rc, not $want: $(echo "$out" | one_line)"; return; }
-    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  crio-runtime:|next runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-300)"
+    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  crio-runtime:|next runtime|NVIDIA.s runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-420)"
 }
 # config_says STEP DEFAULT NVIDIA GPU_NUMA: CRI-O's effective config (crio config): its default
 # runtime, whether NVIDIA's runtime (the installer's wrapper) and ours are runtimes (yes|no)
@@ -182,7 +189,8 @@ restart
 config_says "$S" gpu-numa yes yes
 NVCFG=$TK/toolkit/.config/nvidia-container-runtime/config.toml
 echo "NVIDIA's runtime's own runtimes: $(grep '^ *runtimes' "$NVCFG" | sed 's/^ *//')"
-status_says "$S" 0 "^gpu-numa-hook status: protected" "crio-runtime: runtime gpu-numa, the default,"
+status_says "$S" 0 "^gpu-numa-hook status: protected" "crio-runtime: runtime gpu-numa, the default," \
+    "^note: crio-runtime: NVIDIA's runtime $TK/toolkit/nvidia-container-runtime \\(.*\\) is not in gpu-numa-runtime's \\[runtime\\] next"
 hooked with-nvidia "$S"
 
 # 3. ours again: the shim runs NVIDIA's runtime next
@@ -192,7 +200,8 @@ grep -q "^chain: crio-runtime's runtime '$TK/toolkit/nvidia-container-runtime' i
     pass "$S: $(grep '^chain:' <<<"$OUT" | cut -c1-150)" || fail "$S: install chains NVIDIA's runtime" "$(echo "$OUT" | one_line)"
 restart
 config_says "$S" gpu-numa yes yes
-status_says "$S" 0 "^gpu-numa-hook status: protected" "next runtime .*$TK/toolkit/nvidia-container-runtime: ok"
+status_says "$S" 0 "^gpu-numa-hook status: protected" "next runtime .*$TK/toolkit/nvidia-container-runtime: ok" \
+    "!NVIDIA's runtime .* is not in gpu-numa-runtime's"
 hooked ours-again "$S" via-nvidia
 
 # 4. the installer ends: for CRI-O it unsets its default and leaves its runtimes

@@ -226,14 +226,20 @@ hooked() {
         fail "$2: pod $1 hooked" "create rc $RC ($C) start $STARTED; hook: $(hook_line "$C" | one_line); shim: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line); runc log: $(cat "$CTD"/state/io.containerd.runtime.v2.task/k8s.io/"$C"/log.json 2>/dev/null | one_line)"
     fi
 }
-# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN
+# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN (one
+# starting with ! it must not print)
 status_says() {
     local step=$1 want=$2 out rc p
     shift 2
     out=$("$HOOK" status 2>&1); rc=$?
-    for p in "$@"; do grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; }; done
+    for p in "$@"; do
+        case $p in
+            !*) ! grep -q -E -- "${p#!}" <<<"$out" || { fail "$step: status" "exit $rc, /${p#!}/ in: $(echo "$out" | one_line)"; return; } ;;
+            *) grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; } ;;
+        esac
+    done
     [ "$rc" = "$want" ] || { fail "$step: status" "exit $rc, not $want: $(echo "$out" | one_line)"; return; }
-    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  containerd:|next runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-300)"
+    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  containerd:|next runtime|NVIDIA.s runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-420)"
 }
 # dump_says STEP DEFAULT NVIDIA GPU_NUMA: containerd's merged config (config dump): its default
 # runtime, whether NVIDIA's runtime (the installer's wrapper) and ours are runtimes (yes|no)
@@ -281,7 +287,8 @@ NVCFG=$TK/toolkit/.config/nvidia-container-runtime/config.toml
 if grep -q "^ *runtimes = \[\"$TMP/bin/gpu-numa-runtime\", \"runc\", \"crun\"\]" "$NVCFG" && grep -q "exec $TMP/bin/gpu-numa-runtime " "$TK/toolkit/nvidia-container-runtime"; then
     pass "$S: the installer made gpu-numa-runtime NVIDIA's runtime's own runtime: $(grep '^ *runtimes' "$NVCFG" | sed 's/^ *//')"
 else fail "$S: NVIDIA's low-level runtime" "$(grep '^ *runtimes' "$NVCFG" | one_line)"; fi
-status_says "$S" 0 "^gpu-numa-hook status: protected" "containerd: runtime gpu-numa, the default,"
+status_says "$S" 0 "^gpu-numa-hook status: protected" "containerd: runtime gpu-numa, the default," \
+    "^note: containerd: NVIDIA's runtime $TK/toolkit/nvidia-container-runtime \\(.*\\) is not in gpu-numa-runtime's \\[runtime\\] next"
 hooked with-nvidia "$S"
 
 # 3. ours again: NVIDIA's runtime next in our chain; it runs the shim back, which passes on to runc
@@ -291,7 +298,8 @@ grep -q "^chain: containerd's runtime '$TK/toolkit/nvidia-container-runtime' is 
     pass "$S: $(grep '^chain:' <<<"$OUT" | cut -c1-150)" || fail "$S: install chains NVIDIA's runtime" "$(echo "$OUT" | one_line)"
 restart
 dump_says "$S" gpu-numa yes yes
-status_says "$S" 0 "^gpu-numa-hook status: protected" "next runtime .*$TK/toolkit/nvidia-container-runtime: ok"
+status_says "$S" 0 "^gpu-numa-hook status: protected" "next runtime .*$TK/toolkit/nvidia-container-runtime: ok" \
+    "!NVIDIA's runtime .* is not in gpu-numa-runtime's"
 hooked ours-again "$S" via-nvidia
 
 # 4. the installer ends: its entries removed, containerd restarted; its folder stays

@@ -48,6 +48,11 @@ StatusVerdict judge_status(const StatusFacts& f) {
                                 "do not ask for gpu-numa start without the hook (" + default_fix(e.engine) + ")");
     else if (e.how.rfind("runtime", 0) == 0 && !e.is_default)
       v.notes.push_back(e.engine + ": gpu-numa is not the default runtime: only containers that ask for it are protected");
+    if (!e.nvidia_unchained.empty())
+      v.notes.push_back(e.engine + ": NVIDIA's runtime " + e.nvidia_unchained + " (" + e.nvidia_file +
+                        ") is not in gpu-numa-runtime's [runtime] next: containers that go through gpu-numa get "
+                        "nothing from it (its CDI devices, driver libraries); run gpu-numa-hook install --runtime " +
+                        e.engine + " again, which chains it");
   }
   // A connected NRI plugin registers the hook with every CRI container; one that is gone is a
   // node whose GPU pods start unprotected (containerd fails open without it).

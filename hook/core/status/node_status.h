@@ -39,6 +39,10 @@ struct EngineFact {
   bool installed_as_default = false;
   std::string default_name = {};
   std::string default_file = {};  // where default_name is set, when not `file` (a later containerd import)
+  // Runtimes: NVIDIA's runtime the engine has (its toolkit container or nvidia-ctk added it) when
+  // our [runtime] next does not name it, and the file that adds it; "" = none, or chained.
+  std::string nvidia_unchained = {};
+  std::string nvidia_file = {};
 };
 
 struct GpuFact {

@@ -278,3 +278,33 @@ TEST_CASE("status: what containerd's NRI validator would refuse, where the plugi
   g.nri_validator_rejects_hooks = true;
   CHECK(judge_status(g).exit_code() == 0);
 }
+
+TEST_CASE("status: NVIDIA's runtime the toolkit container added, which the shim does not run next, is a note") {
+  // as NVIDIA's toolkit container writes it (containerd 2.x drop-in; CRI-O drop-in)
+  CHECK(nvidia_runtime_binary(R"(version = 3
+[plugins."io.containerd.cri.v1.runtime".containerd]
+  default_runtime_name = "nvidia"
+[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia-cdi.options]
+  BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime.cdi"
+[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]
+  BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
+[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.gpu-numa.options]
+  BinaryName = "/usr/bin/gpu-numa-runtime"
+)", "99-nvidia.toml") == "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+  CHECK(nvidia_runtime_binary("[crio.runtime.runtimes.nvidia]\nruntime_path = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"\n",
+                              "x") == "/usr/local/nvidia/toolkit/nvidia-container-runtime");
+  CHECK(nvidia_runtime_binary("[crio.runtime.runtimes.runc]\nruntime_path = \"/usr/sbin/runc\"\n", "x").empty());
+  CHECK_THROWS_AS(nvidia_runtime_binary("[", "x"), Error);
+
+  StatusFacts f = protected_node();
+  f.engines[0].engine = "containerd";
+  f.engines[0].nvidia_unchained = "/usr/local/nvidia/toolkit/nvidia-container-runtime";
+  f.engines[0].nvidia_file = "/etc/containerd/conf.d/99-nvidia.toml";
+  StatusVerdict v = judge_status(f);
+  CHECK(v.exit_code() == 0);  // every container still gets the hook
+  REQUIRE(v.notes.size() == 1);
+  CHECK(v.notes[0] == "containerd: NVIDIA's runtime /usr/local/nvidia/toolkit/nvidia-container-runtime "
+                      "(/etc/containerd/conf.d/99-nvidia.toml) is not in gpu-numa-runtime's [runtime] next: containers "
+                      "that go through gpu-numa get nothing from it (its CDI devices, driver libraries); run gpu-numa-hook "
+                      "install --runtime containerd again, which chains it");
+}

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "base/error.h"
+#include "install/config_edit.h"
 
 namespace gnh {
 
@@ -81,6 +82,36 @@ std::optional<RegistrationEntry> toml_runtime_registration(std::string_view text
     if (!is_default) found->default_name = default_name;
   }
   return found;
+}
+
+namespace {
+
+// Every `runtimes` table's NVIDIA runtime, `nvidia` itself preferred.
+void walk_nvidia(const toml::table& t, std::string* named_nvidia, std::string* other) {
+  for (const auto& [key, node] : t) {
+    const toml::table* sub = node.as_table();
+    if (!sub) continue;
+    if (key.str() == "runtimes") {
+      for (const auto& [name, rt] : *sub) {
+        const toml::table* r = rt.as_table();
+        if (!r) continue;
+        const std::string binary = (*r)["options"]["BinaryName"].value_or((*r)["runtime_path"].value_or(std::string()));
+        if (binary.empty() || !is_nvidia_runtime(name.str(), binary)) continue;
+        if (name.str() == "nvidia" && named_nvidia->empty()) *named_nvidia = binary;
+        else if (other->empty()) *other = binary;
+      }
+    }
+    walk_nvidia(*sub, named_nvidia, other);
+  }
+}
+
+}  // namespace
+
+std::string nvidia_runtime_binary(std::string_view text, const std::string& file) {
+  toml::table t = parse_toml(text, file);
+  std::string named_nvidia, other;
+  walk_nvidia(t, &named_nvidia, &other);
+  return named_nvidia.empty() ? other : named_nvidia;
 }
 
 LaterContainerdFile later_containerd_file(std::string_view text, const std::string& file) {

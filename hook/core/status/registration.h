@@ -31,6 +31,11 @@ struct LaterContainerdFile {
   std::string default_name;
 };
 LaterContainerdFile later_containerd_file(std::string_view text, const std::string& file);
+// NVIDIA's runtime among a containerd or CRI-O file's runtimes (a name starting "nvidia" or a
+// binary nvidia-container-runtime*, the one named `nvidia` first): its binary (options.BinaryName,
+// runtime_path), "" when the file has none. What the shim must run next for pods to keep NVIDIA's
+// spec edits.
+std::string nvidia_runtime_binary(std::string_view text, const std::string& file);
 // An oci-hooks(5) JSON file: its hook.path when its args run us (gpu-numa-hook prestart).
 std::optional<RegistrationEntry> hooks_d_registration(std::string_view text, const std::string& file);
 // nvidia-container-runtime's config.toml: [nvidia-container-runtime-hook] path when it names a

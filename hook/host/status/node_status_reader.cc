@@ -159,6 +159,28 @@ void judge_files_after_dropin(const HostFs& fs, const std::string& ctd_main, con
   }
 }
 
+// NVIDIA's runtime in the engine's files (each a path and a reader), when the shim's [runtime] next
+// does not run it: NVIDIA's toolkit container or nvidia-ctk added it after install.
+template <typename Read>
+void judge_nvidia_chain(const std::vector<std::string>& files, Read read, const Config& config, EngineFact* e) {
+  if (!e->registered) return;
+  for (const std::string& f : files) {
+    std::string binary;
+    try {
+      if (const std::optional<std::string> text = read(f)) binary = nvidia_runtime_binary(*text, f);
+    } catch (const std::exception&) {
+      continue;  // a file that does not parse is reported by the engine's own line
+    }
+    if (binary.empty()) continue;
+    const std::string base = binary.substr(binary.rfind('/') + 1);
+    for (const std::string& n : config.runtime.next)
+      if (n == binary || (n.find('/') == std::string::npos && n == base)) return;
+    e->nvidia_unchained = binary;
+    e->nvidia_file = f;
+    return;
+  }
+}
+
 void read_engines(const HostFs& fs, const std::optional<std::string>& config_path, const Config& config, StatusFacts* f,
                   std::vector<std::string>* state_errors) {
   auto recorded = recorded_installs(fs, config_path, state_errors);
@@ -189,6 +211,16 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
     }
   }
   if (dropin_registers) judge_files_after_dropin(fs, ctd_main, ctd_dropin, &f->engines.back());
+  if (f->engines.size() > before && f->engines.back().engine == "containerd") {
+    const HostConfigReader files;
+    try {
+      const std::string root = fs.is_real_root() ? "" : fs.root();
+      judge_nvidia_chain(containerd_load_order(fs.resolve(ctd_main), files, root).files,
+                         [&](const std::string& file) { return files.read(file); }, config, &f->engines.back());
+    } catch (const std::exception&) {
+      // a file that is not TOML: containerd does not start; the engine's line reports it
+    }
+  }
   as_default("containerd");
   const std::string crio_dir = rec("crio-runtime", "/etc/crio/crio.conf.d");
   if (auto names = fs.list_dir(crio_dir)) {
@@ -198,6 +230,14 @@ void read_engines(const HostFs& fs, const std::optional<std::string>& config_pat
         add_engine(fs, &f->engines, "crio-runtime", "runtime gpu-numa", crio_dir + "/" + n, toml_runtime_registration, config, true);
         if (f->engines.size() > k && !f->engines.back().registered && f->engines.back().error.empty()) f->engines.pop_back();
       }
+    // crio.conf, then every file of crio.conf.d in name order, as CRI-O reads them
+    std::vector<std::string> crio_files = {dir_of(crio_dir) + "/crio.conf"};
+    std::vector<std::string> sorted = *names;
+    std::sort(sorted.begin(), sorted.end());
+    for (const std::string& n : sorted) crio_files.push_back(crio_dir + "/" + n);
+    for (EngineFact& e : f->engines)
+      if (e.engine == "crio-runtime")
+        judge_nvidia_chain(crio_files, [&](const std::string& file) { return fs.read(file, 4 * 1024 * 1024); }, config, &e);
   }
   // the two standard hooks directories, and any other `install --runtime podman|crio` recorded
   std::vector<std::string> hook_dirs = {"/usr/share/containers/oci/hooks.d", "/etc/containers/oci/hooks.d"};
