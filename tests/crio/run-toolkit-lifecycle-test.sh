@@ -122,44 +122,6 @@ installer_stop() {
     [ "$(grep -c "Completed nvidia-ctk-installer" "$NVLOG")" -gt "$CLEANUPS" ] || fail "the installer's cleanup" "$(tail -3 "$NVLOG" | one_line)"
 }
 
-ACCOUNT=()
-pod() {
-    local sb
-    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP" "$TMP/podlogs") || { fail "RunPodSandbox $1" "$sb"; finish; }
-    C=$(cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP" "$TMP/podlogs" cuda "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
-    STARTED=""
-    [ "$RC" = 0 ] && STARTED=$(cri start "$C")
-}
-hook_line() { grep "gpu-numa-hook\[[0-9]*\] container=$1 " "$LOG"; }
-reentry_line() { grep "gpu-numa-runtime\[[0-9]*\] container=$1 stage=runtime-create action=allow .*run back by $TK/toolkit/nvidia-container-runtime, " "$LOG"; }
-# hooked NAME STEP [via-nvidia]: as in tests/nvidia/run-toolkit-lifecycle-test.sh
-hooked() {
-    pod "$1"
-    local want="gpu-numa-hook\[[0-9]*\] container=$C .*stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 "
-    if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(grep -c "$want" "$LOG")" = 1 ] &&
-        { [ "${3:-}" != via-nvidia ] || [ "$(reentry_line "$C" | wc -l)" = 1 ]; }; then
-        ACCOUNT+=("$1 hooked")
-        pass "$2: pod $1 hooked$([ "${3:-}" = via-nvidia ] && echo ", through NVIDIA's runtime and back"): $(hook_line "$C" | sed 's/.*\(stage=prestart\)/\1/' | cut -c1-80)"
-    else
-        ACCOUNT+=("$1 NOT accounted for")
-        fail "$2: pod $1 hooked" "create rc $RC ($C) start $STARTED; hook: $(hook_line "$C" | one_line); shim: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line)"
-    fi
-}
-# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN (one
-# starting with ! it must not print)
-status_says() {
-    local step=$1 want=$2 out rc p
-    shift 2
-    out=$("$HOOK" status 2>&1); rc=$?
-    for p in "$@"; do
-        case $p in
-            !*) ! grep -q -E -- "${p#!}" <<<"$out" || { fail "$step: status" "exit $rc, /${p#!}/ in: $(echo "$out" | one_line)"; return; } ;;
-            *) grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; } ;;
-        esac
-    done
-    [ "$rc" = "$want" ] || { fail "$step: status" "exit $rc, not $want: $(echo "$out" | one_line)"; return; }
-    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  crio-runtime:|next runtime|NVIDIA.s runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-420)"
-}
 # config_says STEP DEFAULT NVIDIA GPU_NUMA: CRI-O's effective config (crio config): its default
 # runtime, whether NVIDIA's runtime (the installer's wrapper) and ours are runtimes (yes|no)
 config_says() {
@@ -172,6 +134,9 @@ config_says() {
         pass "$1: crio config: default_runtime '$got', NVIDIA's runtime $nv, gpu-numa $ours"
     else fail "$1: crio config" "default '$got' (want '$2'), NVIDIA's runtime $nv (want $3), gpu-numa $ours (want $4)"; fi
 }
+ENGINE=crio-runtime
+# shellcheck source=../engine/lifecycle-checks.sh
+. "$ENGINE_DIR/lifecycle-checks.sh"
 ours() { "$HOOK" install --runtime crio-runtime --runtime-path "$TMP/bin/gpu-numa-runtime" "$@" 2>&1; }
 
 # 1. ours first
@@ -225,19 +190,7 @@ installer_stop
 OUT=$(ours --uninstall) || fail "$S: install --uninstall" "$(echo "$OUT" | one_line)"
 restart
 config_says "$S" runc yes no
-pod bare
-UNHOOKED=$C
-if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ -z "$(hook_line "$C")" ]; then
-    ACCOUNT+=("bare unhooked, named below")
-else fail "$S: a GPU pod after uninstall" "create rc $RC ($C) start $STARTED hook $(hook_line "$C" | one_line)"; fi
-status_says "$S" 1 "^not protected: no container engine runs gpu-numa-hook" "^not protected: .*$UNHOOKED"
-OUT=$("$HOOK" check --prometheus "$TMP/metrics.prom" 2>&1)
-if grep -q "^gpu_numa_hook_unprotected_gpu_containers 1$" "$TMP/metrics.prom" && grep -q "$UNHOOKED" <<<"$OUT"; then
-    pass "$S: check names the unhooked GPU container and gpu_numa_hook_unprotected_gpu_containers is 1"
-else fail "$S: check and metrics" "$(echo "$OUT" | one_line); metrics: $(grep unprotected "$TMP/metrics.prom" | one_line)"; fi
-
-if printf '%s\n' "${ACCOUNT[@]}" | grep -q "NOT accounted"; then
-    fail "every GPU container accounted for" "$(printf '%s; ' "${ACCOUNT[@]}")"
-else pass "every GPU container started during the lifecycle accounted for: $(printf '%s; ' "${ACCOUNT[@]}")"; fi
+unhooked_is_named "$S"
+all_accounted
 echo "wall time inside the namespace: $(($(date +%s) - T0)) s"
 finish_or_skip

@@ -197,50 +197,6 @@ signalled() {
     done
     fail "$1: the installer's $2 SIGHUP" "neither containerd ($CTD_PID) nor the installer's group got it: $(tail -3 "$NVLOG" | one_line)"; finish
 }
-# pod NAME: a pod whose container "cuda" gets GPU 0 from the device plugin (a CRI device, as with
-# PASS_DEVICE_SPECS), through containerd's default runtime; the container's id in $C. Every one
-# is accounted for at the end (ACCOUNT).
-ACCOUNT=()
-pod() {
-    local sb
-    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP" "$TMP/podlogs") || { fail "RunPodSandbox $1" "$sb"; finish; }
-    C=$(cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP" "$TMP/podlogs" cuda "$IMG" 'exec sleep 600' --device "$TMP/dev/nvidia0:/dev/nvidia0"); RC=$?
-    STARTED=""
-    [ "$RC" = 0 ] && STARTED=$(cri start "$C")
-}
-hook_line() { grep "gpu-numa-hook\[[0-9]*\] container=$1 " "$LOG"; }
-reentry_line() { grep "gpu-numa-runtime\[[0-9]*\] container=$1 stage=runtime-create action=allow .*run back by $TK/toolkit/nvidia-container-runtime, " "$LOG"; }
-# hooked NAME STEP [via-nvidia]: pod NAME started, our hook ran once for it and allowed GPU 0 with
-# its node required; via-nvidia: NVIDIA's runtime ran between the shim's two passes, the second
-# of which said so. Here that is the installer's wrapper: with no nvidia module in /proc/modules it
-# execs its own runtime at once, as nvidia-container-runtime.real does after its edits.
-hooked() {
-    pod "$1"
-    local want="gpu-numa-hook\[[0-9]*\] container=$C pod=default/$1 name=cuda stage=prestart action=allow gpus=/dev/nvidia0($GPU_BUS) required=0 "
-    if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(grep -c "$want" "$LOG")" = 1 ] &&
-        { [ "${3:-}" != via-nvidia ] || [ "$(reentry_line "$C" | wc -l)" = 1 ]; }; then
-        ACCOUNT+=("$1 hooked")
-        pass "$2: pod $1 hooked$([ "${3:-}" = via-nvidia ] && echo ", through NVIDIA's runtime and back ($(reentry_line "$C" | sed 's/.*msg="//; s/"$//' | cut -c1-60)...)"): $(hook_line "$C" | sed 's/.*\(stage=prestart\)/\1/' | cut -c1-80)"
-    else
-        ACCOUNT+=("$1 NOT accounted for")
-        fail "$2: pod $1 hooked" "create rc $RC ($C) start $STARTED; hook: $(hook_line "$C" | one_line); shim: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line); runc log: $(cat "$CTD"/state/io.containerd.runtime.v2.task/k8s.io/"$C"/log.json 2>/dev/null | one_line)"
-    fi
-}
-# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN (one
-# starting with ! it must not print)
-status_says() {
-    local step=$1 want=$2 out rc p
-    shift 2
-    out=$("$HOOK" status 2>&1); rc=$?
-    for p in "$@"; do
-        case $p in
-            !*) ! grep -q -E -- "${p#!}" <<<"$out" || { fail "$step: status" "exit $rc, /${p#!}/ in: $(echo "$out" | one_line)"; return; } ;;
-            *) grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; } ;;
-        esac
-    done
-    [ "$rc" = "$want" ] || { fail "$step: status" "exit $rc, not $want: $(echo "$out" | one_line)"; return; }
-    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  containerd:|next runtime|NVIDIA.s runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-420)"
-}
 # dump_says STEP DEFAULT NVIDIA GPU_NUMA: containerd's merged config (config dump): its default
 # runtime, whether NVIDIA's runtime (the installer's wrapper) and ours are runtimes (yes|no)
 dump_says() {
@@ -266,6 +222,9 @@ installer_stop() {
     HUPS=$(grep -c hup "$TMP/group-hups")
     kill "$(cat "$TMP/run-nvidia/toolkit.pid")"
 }
+ENGINE=containerd
+# shellcheck source=../engine/lifecycle-checks.sh
+. "$ENGINE_DIR/lifecycle-checks.sh"
 ours() { "$HOOK" install --runtime containerd --runtime-path "$TMP/bin/gpu-numa-runtime" --runtime-config "$CFG" "$@" 2>&1; }
 DUMP0=$(dump)
 
@@ -326,16 +285,7 @@ OUT=$(ours --uninstall) || fail "$S: install --uninstall" "$(echo "$OUT" | one_l
 restart
 [ "$(dump)" = "$DUMP0" ] && pass "$S: containerd config dump as before either was installed" ||
     fail "$S: config dump as before" "$(diff <(echo "$DUMP0") <(dump) | head -20 | one_line)"
-pod bare
-UNHOOKED=$C
-if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ -z "$(hook_line "$C")" ]; then
-    ACCOUNT+=("bare unhooked, named below")
-else fail "$S: a GPU pod after uninstall" "create rc $RC ($C) start $STARTED hook $(hook_line "$C" | one_line)"; fi
-status_says "$S" 1 "^not protected: no container engine runs gpu-numa-hook" "^not protected: .*$UNHOOKED"
-OUT=$("$HOOK" check --prometheus "$TMP/metrics.prom" 2>&1)
-if grep -q "^gpu_numa_hook_unprotected_gpu_containers 1$" "$TMP/metrics.prom" && grep -q "$UNHOOKED" <<<"$OUT"; then
-    pass "$S: check names the unhooked GPU container and gpu_numa_hook_unprotected_gpu_containers is 1"
-else fail "$S: check and metrics" "$(echo "$OUT" | one_line); metrics: $(grep unprotected "$TMP/metrics.prom" | one_line)"; fi
+unhooked_is_named "$S"
 
 # 7. the installer first this time (NVIDIA's runtime the default, runc its own runtime), then ours
 S="7. NVIDIA's toolkit container, then install"
@@ -348,9 +298,6 @@ dump_says "$S" gpu-numa yes yes
 status_says "$S" 1 "containerd: runtime gpu-numa, the default," "next runtime .*$TK/toolkit/nvidia-container-runtime: ok" "^not protected: .*$UNHOOKED"
 hooked installer-first "$S"
 
-# Every GPU container started above, accounted for
-if printf '%s\n' "${ACCOUNT[@]}" | grep -q "NOT accounted"; then
-    fail "every GPU container accounted for" "$(printf '%s; ' "${ACCOUNT[@]}")"
-else pass "every GPU container started during the lifecycle accounted for: $(printf '%s; ' "${ACCOUNT[@]}")"; fi
+all_accounted
 echo "wall time inside the namespace: $(($(date +%s) - T0)) s"
 finish
