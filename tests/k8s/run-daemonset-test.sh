@@ -9,7 +9,9 @@
 # on the GPU operator's layout (the driver's user space and the fake NVML under /run/nvidia/driver,
 # NVIDIA's toolkit config where its installer writes it, a GPU in MIG state), the nvml-refresh
 # container's caches: the first MIG pod has its instances' nodes required, a re-partition NVML
-# cannot answer leaves status saying not protected, the next one is followed;
+# cannot answer leaves status saying not protected, the next one is followed; NVIDIA's toolkit pod
+# restarting; the device plugin's CDI strategies (cdi-annotations, cdi-cri) and a MIG device by UUID
+# resolved by containerd's CDI registry, each hooked with its node;
 # the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
 # out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
@@ -180,7 +182,17 @@ cat >"$TMP/cni/conf/10-gnh.conflist" <<JSON
 JSON
 IMG=docker.io/gnh/busybox:ds-$RUNID
 VERSION=$(containerd --version)
-{ containerd_base_config; containerd_cri_config "$IMG" /usr/lib/cni "$TMP/cni/conf" "$TMP/bin/runc-rec"; } >"$CTD/config.toml"
+# CDI on (containerd 1.7 ships it off), with the device plugin's specs in $TMP/cdi: what
+# `nvidia-ctk cdi generate` writes for these GPUs, cut to their device nodes, each GPU by index and
+# UUID, GPU 1's MIG device by its UUID (the cdi-annotations and cdi-cri strategies name them so)
+{ containerd_base_config; containerd_cri_config "$IMG" /usr/lib/cni "$TMP/cni/conf" "$TMP/bin/runc-rec" |
+      sed "/^\[plugins.\"io.containerd.grpc.v1.cri\"\]\$/a\\  enable_cdi = true\\n  cdi_spec_dirs = [\"$TMP/cdi\"]"; } >"$CTD/config.toml"
+mkdir -p "$TMP/cdi"
+cdi_device() { printf '{"name": "%s", "containerEdits": {"deviceNodes": [{"path": "%s", "hostPath": "%s"}]}}' "$1" "$2" "$TMP$2"; }
+printf '{"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": [%s, %s, %s, %s, %s, %s]}\n' \
+    "$(cdi_device 0 /dev/nvidia0)" "$(cdi_device GPU-f0586c67-b718-ef40-6571-4caeff0ab99c /dev/nvidia0)" \
+    "$(cdi_device 1 /dev/nvidia1)" "$(cdi_device "$MIG_GPU" /dev/nvidia1)" \
+    "$(cdi_device "$(mig_uuid 3)" /dev/nvidia1)" "$(cdi_device 1:0 /dev/nvidia1)" >"$TMP/cdi/nvidia.json"
 # containerd 1.7 ships NRI off (gpu-numa-hook install --runtime nri turns it on; tests/nri proves
 # that); 2.x has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
 [ "$(containerd_suite_release "$SUITE")" = 1.7 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"
@@ -405,6 +417,36 @@ if [ "$RC" = 0 ] && [ -f "$NV_CONFIG_DIR/config.toml" ] && [ "$START" = ok ] && 
     [ "$(grep -c "topology --follow: refreshing" "$RLOG")" = "$N_REFRESH" ]; then
     pass "NVIDIA's toolkit pod restarted ($([ -s "$TMP/nvidia-parts" ] && echo "the real nvidia-ctk-installer re-created /usr/local/nvidia/toolkit" || echo "config copied")): the next MIG pod and GPU pod were hooked as before (required=0 each), no refresh needed"
 else fail "toolkit pod restart" "installer rc $RC ($(tail -n 2 "$TMP/installer.log" 2>&1 | one_line)); MIG pod $START: $(hook_line "$M4" | one_line); GPU pod $START2: $(hook_line "$C4" | one_line); refreshes $N_REFRESH -> $(grep -c "topology --follow: refreshing" "$RLOG")"; fi
+
+# ---------------------------------------------------------------- 3f. the device plugin's CDI strategies and MIG by UUID
+# GPUs as the device plugin names them through CRI, containerd resolving them through its CDI
+# registry into linux.devices: cdi-annotations (cdi.k8s.io/nvidia-device-plugin_<uid>, a GPU by
+# UUID), cdi-cri (the CRI request's CDI devices, by index), and GPU 1's MIG device by its UUID (the
+# MIG strategies' form: single and mixed name the same CDI device). Each is hooked with its node.
+# (envvar and volume-mounts give GPUs only through NVIDIA's runtime: tests/nvidia and the GPU host.)
+strategy_pod() { # NAME CREATE-OPTION...: a pod whose container gets its GPU only by those options; its id
+    local sb
+    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
+    cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP/pod-$1" "$PODLOGS/default_$1" cuda "$IMG" 'exec sleep 600' "${@:2}"
+}
+# strategy NAME WHAT DEVICE BUS CREATE-OPTION...: pod NAME started, runc was handed DEVICE (from
+# containerd's CDI registry) and our hook, which allowed it with its node required
+strategy() {
+    local name=$1 what=$2 dev=$3 bus=$4 c out cfg
+    shift 4
+    c=$(strategy_pod "$name" "$@"); out=$(cri start "$c" 2>&1)
+    cfg=$(config_of "$c")
+    if [ "$out" = ok ] && [ "$(jq -r --arg d "$dev" '[.linux.devices[]? | select(.path == $d)] | length' "$cfg" 2>/dev/null)" = 1 ] &&
+        grep -q "pod=default/$name name=cuda stage=createRuntime action=allow gpus=$dev($bus) required=0 " <<<"$(hook_line "$c")"; then
+        pass "$what: runc was handed $dev from containerd's CDI registry and our hook, which required its node: $(hook_line "$c" | sed 's/.*\(action=allow\)/\1/; s/ mems-before.* msg=/ msg=/' | cut -c1-240)"
+    else fail "$what" "create $c start $out devices $(jq -c '[.linux.devices[]?.path]' "$cfg" 2>&1 | one_line) line: $(hook_line "$c" | one_line)"; fi
+}
+strategy cdi-ann "device plugin strategy cdi-annotations (a GPU by UUID)" /dev/nvidia0 "$GPU_BUS" \
+    --annotation "cdi.k8s.io/nvidia-device-plugin_uid-cdi-ann=nvidia.com/gpu=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c"
+strategy cdi-cri "device plugin strategy cdi-cri (the CRI request's CDI device, by index)" /dev/nvidia0 "$GPU_BUS" --cdi nvidia.com/gpu=0
+strategy mig-uuid "MIG strategy (single or mixed): GPU 1's MIG device by its UUID, cdi-annotations" /dev/nvidia1 "$MIG_BUS" \
+    --annotation "cdi.k8s.io/nvidia-device-plugin_uid-mig-uuid=nvidia.com/gpu=$(mig_uuid 3)"
+strategy mig-cri "MIG strategy (single or mixed): GPU 1's MIG device by its UUID, cdi-cri" /dev/nvidia1 "$MIG_BUS" --cdi "nvidia.com/gpu=$(mig_uuid 3)"
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?

@@ -8,7 +8,7 @@ Usage: cri_client.py GENDIR SOCKET CALL ARGS...
   version
   run-sandbox NAME UID HANDLER CGROUP_PARENT LOGDIR
   create SANDBOX_ID POD_NAME UID CGROUP_PARENT LOGDIR NAME IMAGE CMD [--env K=V]... [--device HOST:CTR] [--mems M]
-         [--annotation K=V]...
+         [--annotation K=V]... [--cdi VENDOR/CLASS=NAME]...
   start ID | stop ID | remove ID | stop-sandbox ID | remove-sandbox ID
   update ID CPUSET_MEMS
   update-cpus ID CPUSET_CPUS     (kubelet's CPU Manager: cpuset_cpus only, no mems)
@@ -58,7 +58,7 @@ def main(argv):
             print(r.pod_sandbox_id)
         elif call == "create":
             sid, pod, uid, cgp, logdir, name, image, cmd = args[:8]
-            envs, devices, mems, annotations = [], [], "", {}
+            envs, devices, mems, annotations, cdi = [], [], "", {}, []
             rest = args[8:]
             while rest:
                 opt, val, rest = rest[0], rest[1], rest[2:]
@@ -73,13 +73,15 @@ def main(argv):
                 elif opt == "--annotation":  # the pod's annotations, as kubelet passes them on
                     k, v = val.split("=", 1)
                     annotations[k] = v
+                elif opt == "--cdi":  # a CDI device kubelet names (the device plugin's cdi-cri strategy)
+                    cdi.append(api.CDIDevice(name=val))
                 else:
                     raise SystemExit("unknown option " + opt)
             cfg = api.ContainerConfig(
                 metadata=api.ContainerMetadata(name=name, attempt=0),
                 image=api.ImageSpec(image=image, user_specified_image=image),
                 command=["/bin/sh", "-c", cmd],
-                envs=envs, devices=devices, annotations=annotations, log_path=name + ".log",
+                envs=envs, devices=devices, annotations=annotations, log_path=name + ".log", CDI_devices=cdi,
                 linux=api.LinuxContainerConfig(
                     resources=api.LinuxContainerResources(cpu_shares=2, cpuset_mems=mems),
                     security_context=api.LinuxContainerSecurityContext(
