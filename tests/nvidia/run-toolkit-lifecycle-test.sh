@@ -119,10 +119,15 @@ up() {
 exits() { grep -c exited "$TMP/ctd-exits"; }
 # restart: containerd restarted as `systemctl restart containerd` does (TERM, started again)
 restart() {
-    local n
-    n=$(exits)
-    kill "$(cat "$TMP/containerd.pid")"
-    up $((n + 1)) || { fail "containerd restarts" "$(tail -3 "$TMP/containerd.log" | one_line)"; finish; }
+    local n pid _
+    n=$(exits) pid=$(cat "$TMP/containerd.pid")
+    if kill "$pid" 2>/dev/null; then
+        up $((n + 1)) || { fail "containerd restarts" "$(tail -3 "$TMP/containerd.log" | one_line)"; finish; }
+        return
+    fi
+    # it had just exited (a SIGHUP): its supervisor starts it again, with the config as it is now
+    for _ in $(seq 1 600); do [ "$(cat "$TMP/containerd.pid")" != "$pid" ] && break; sleep 0.1; done
+    up "$n" || { fail "containerd restarts" "$(tail -3 "$TMP/containerd.log" | one_line)"; finish; }
 }
 up 0 || { fail "containerd $SUITE up" "$(grep -i -E 'error|fatal' "$TMP/containerd.log" | tail -3 | one_line)"; finish; }
 "$PY" "$ENGINE_DIR/cri/make_image.py" "$TMP/image.tar" "$IMG" "$TMP/rootfs" sleep 2147483647 &&
@@ -155,7 +160,7 @@ installer_start() {
     local n pid
     CTD_PID=$(cat "$TMP/containerd.pid") CTD_EXITS=$(exits) HUPS=$(grep -c hup "$TMP/group-hups")
     n=$(grep -c "Waiting for signal" "$NVLOG")
-    PHASES=$(grep -c "Completed 'setup'" "$NVLOG")
+    PHASES=$(grep -c "Completed 'setup'" "$NVLOG") CLEANS=$(grep -c "Completed 'cleanup'" "$NVLOG")
     end_group
     setsid bash -c '"$1" "$2" & shift 2; exec "$@"' group "$TMP/bin/hup-sentinel" "$TMP/group-hups" \
         env -i PATH="$PATH" HOME=/root "$INSTALLER" \
@@ -180,22 +185,48 @@ installer_start() {
 }
 # signalled STEP PHASE: where the SIGHUP the installer's PHASE sent went. To containerd: it died of
 # it and its supervisor started it again. To the installer's own group (pid 0): containerd runs on
-# with its old config, so the test restarts it, as the node's next restart would, and says so.
+# with its old config, so the test restarts it, as the node's next restart would, and says so. A
+# SIGHUP is also the installer's own end (as its pod's end: it cleans up, then exits): after a setup
+# it ends, and the test starts it again, as kubelet restarts its pod, and waits for that setup. The
+# group is looked at first: that cleanup's own SIGHUP may reach containerd too.
 signalled() {
-    local _
+    local _ pid
     for _ in $(seq 1 600); do
+        [ "$(grep -c hup "$TMP/group-hups")" -gt "$HUPS" ] && break
         if [ "$(exits)" -gt "$CTD_EXITS" ]; then
-            up $((CTD_EXITS + 1)) && grep -q "exited 129" <(tail -1 "$TMP/ctd-exits") && return 0
+            up $((CTD_EXITS + 1)) ||
+                { fail "$1: the installer's SIGHUP restarts containerd" "exits: $(one_line <"$TMP/ctd-exits"); $(tail -3 "$TMP/containerd.log" | one_line)"; finish; }
+            # the sentinel, signalled before the installer could even start its cleanup, has noted
+            # a SIGHUP to the group by the time containerd answers again
+            [ "$(grep -c hup "$TMP/group-hups")" -gt "$HUPS" ] && break
+            grep -q "exited 129" <(tail -1 "$TMP/ctd-exits") && return 0
             fail "$1: the installer's SIGHUP restarts containerd" "exits: $(one_line <"$TMP/ctd-exits"); $(tail -3 "$TMP/containerd.log" | one_line)"; finish
-        fi
-        if [ "$(grep -c hup "$TMP/group-hups")" -gt "$HUPS" ]; then
-            echo "NOTE: $1: NVIDIA's installer sent its $2 SIGHUP to its own process group (pid 0), not to containerd ($CTD_PID): containerd restarted by the test"
-            restart
-            return 0
         fi
         sleep 0.1
     done
-    fail "$1: the installer's $2 SIGHUP" "neither containerd ($CTD_PID) nor the installer's group got it: $(tail -3 "$NVLOG" | one_line)"; finish
+    [ "$(grep -c hup "$TMP/group-hups")" -gt "$HUPS" ] ||
+        { fail "$1: the installer's $2 SIGHUP" "neither containerd ($CTD_PID) nor the installer's group got it: $(tail -3 "$NVLOG" | one_line)"; finish; }
+    if [ "$2" = setup ]; then
+        AGAIN=$((${AGAIN:-0} + 1))
+        [ "$AGAIN" -le 5 ] || { fail "$1: the installer's setup SIGHUP" "went to its own group 5 times in a row"; finish; }
+        echo "NOTE: $1: NVIDIA's installer sent its setup SIGHUP to its own process group (pid 0), not to containerd ($CTD_PID), and ended on it: containerd restarted and the installer started again by the test"
+        pid=$(cat "$TMP/installer-group.pid")
+        for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$pid" 2>/dev/null && { fail "$1: the installer ends on its own SIGHUP" "$(tail -3 "$NVLOG" | one_line)"; finish; }
+        # its cleanup, if it ran, sent a SIGHUP of its own: landed (on containerd or the group) first
+        if [ "$(grep -c "Completed 'cleanup'" "$NVLOG")" -gt "$CLEANS" ]; then
+            for _ in $(seq 1 600); do
+                [ "$(exits)" -gt "$CTD_EXITS" ] || [ "$(grep -c hup "$TMP/group-hups")" -gt $((HUPS + 1)) ] && break
+                sleep 0.1
+            done
+        fi
+        restart
+        installer_start
+        installer_restarted "$1" setup
+        return 0
+    fi
+    echo "NOTE: $1: NVIDIA's installer sent its $2 SIGHUP to its own process group (pid 0), not to containerd ($CTD_PID): containerd restarted by the test"
+    restart
 }
 # dump_says STEP DEFAULT NVIDIA GPU_NUMA: containerd's merged config (config dump): its default
 # runtime, whether NVIDIA's runtime (the installer's wrapper) and ours are runtimes (yes|no)
