@@ -227,3 +227,16 @@ make_runc_recorder() {
     printf '#!/bin/sh\nexec %s %s %s "$@"\n' "$PY" "$(dirname "${BASH_SOURCE[0]}")/runc_recorder.py" "$2" >"$1"
     chmod 755 "$1"
 }
+# make_nvidia_cli_recorder BIN LOG: BIN stands in for NVIDIA's nvidia-container-cli, the one part of
+# its legacy stack that needs the driver: it appends its arguments to LOG and exits 0.
+make_nvidia_cli_recorder() {
+    printf '#!/bin/sh\necho "$@" >>"%s"\n' "$2" >"$1" && chmod 755 "$1"
+}
+# nvidia_runtime_as_loaded WRAPPER BIN: the runtime wrapper NVIDIA's installer wrote (WRAPPER) as BIN,
+# with its test for the nvidia module cut (its lines from `cat /proc/modules` to `fi`): it runs plain
+# runc unless /proc/modules lists nvidia, and the kernels here have no /proc/modules. The rest is
+# the installer's.
+nvidia_runtime_as_loaded() {
+    sed '/^cat \/proc\/modules/,/^fi$/d' "$1" >"$2" && chmod 755 "$2" &&
+        grep -q '^NVIDIA_CTK_CONFIG_FILE_PATH=' "$2" && ! grep -q 'proc/modules' "$2"
+}

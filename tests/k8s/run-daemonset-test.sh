@@ -11,7 +11,9 @@
 # container's caches: the first MIG pod has its instances' nodes required, a re-partition NVML
 # cannot answer leaves status saying not protected, the next one is followed; NVIDIA's toolkit pod
 # restarting; the device plugin's CDI strategies (cdi-annotations, cdi-cri) and a MIG device by UUID
-# resolved by containerd's CDI registry, each hooked with its node;
+# resolved by containerd's CDI registry, each hooked with its node; its envvar and volume-mounts
+# strategies (a GPU and a MIG device) through NVIDIA's runtime as the runtime class "nvidia", in
+# legacy mode (NVIDIA's hook asks its cli for the GPU) and cdi mode, each hooked with its node;
 # the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
 # out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
@@ -113,10 +115,11 @@ cp "$FAKE_NVML" "$DRIVER_LIB/libnvidia-ml.so.1"
 # toolkit_pod_starts: what NVIDIA's toolkit container does at each start, as the operator runs it
 # (driver root /run/nvidia/driver, the hardened settings): /usr/local/nvidia/toolkit deleted and
 # laid out again. --no-daemon: it exits once installed; its runtime configuration is left out here.
+# VAR=VALUE arguments: more of the toolkit's settings, as the operator's toolkit.env gives them.
 toolkit_pod_starts() {
     if [ -s "$TMP/nvidia-parts" ]; then
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-            ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true \
+            ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true "$@" \
             "$(sed -n 1p "$TMP/nvidia-parts")" --no-daemon --runtime containerd --no-runtime-config \
             --driver-root /run/nvidia/driver --toolkit-install-dir /usr/local/nvidia \
             --toolkit-source-root "$(sed -n 2p "$TMP/nvidia-parts")" --pid-file /run/nvidia/toolkit.pid >>"$TMP/installer.log" 2>&1
@@ -193,6 +196,10 @@ printf '{"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": [%s, %s, %s
     "$(cdi_device 0 /dev/nvidia0)" "$(cdi_device GPU-f0586c67-b718-ef40-6571-4caeff0ab99c /dev/nvidia0)" \
     "$(cdi_device 1 /dev/nvidia1)" "$(cdi_device "$MIG_GPU" /dev/nvidia1)" \
     "$(cdi_device "$(mig_uuid 3)" /dev/nvidia1)" "$(cdi_device 1:0 /dev/nvidia1)" >"$TMP/cdi/nvidia.json"
+# The runtime class "nvidia" as the toolkit container registers it: its runtime's wrapper, as if the
+# nvidia module were loaded (nvidia_runtime_as_loaded, written in 3g).
+printf '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n    SystemdCgroup = false\n    BinaryName = "%s"\n' \
+    "$TMP/bin/nvidia-runtime-loaded" >>"$CTD/config.toml"
 # containerd 1.7 ships NRI off (gpu-numa-hook install --runtime nri turns it on; tests/nri proves
 # that); 2.x has it on, at the socket the DaemonSet mounts (/var/run/nri/nri.sock).
 [ "$(containerd_suite_release "$SUITE")" = 1.7 ] && printf '[plugins."io.containerd.nri.v1.nri"]\n  disable = false\n' >>"$CTD/config.toml"
@@ -423,10 +430,10 @@ else fail "toolkit pod restart" "installer rc $RC ($(tail -n 2 "$TMP/installer.l
 # registry into linux.devices: cdi-annotations (cdi.k8s.io/nvidia-device-plugin_<uid>, a GPU by
 # UUID), cdi-cri (the CRI request's CDI devices, by index), and GPU 1's MIG device by its UUID (the
 # MIG strategies' form: single and mixed name the same CDI device). Each is hooked with its node.
-# (envvar and volume-mounts give GPUs only through NVIDIA's runtime: tests/nvidia and the GPU host.)
-strategy_pod() { # NAME CREATE-OPTION...: a pod whose container gets its GPU only by those options; its id
+# (envvar and volume-mounts give GPUs only through NVIDIA's runtime: 3g.)
+strategy_pod() { # NAME CREATE-OPTION...: a pod (of the runtime class $RUNTIME_CLASS, default none) whose container gets its GPU only by those options; its id
     local sb
-    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
+    sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "${RUNTIME_CLASS:-}" "$CGP/pod-$1" "$PODLOGS/default_$1") || return 1
     cri create "$sb" "$1" "uid-$1-$RUNID" "$CGP/pod-$1" "$PODLOGS/default_$1" cuda "$IMG" 'exec sleep 600' "${@:2}"
 }
 # strategy NAME WHAT DEVICE BUS CREATE-OPTION...: pod NAME started, runc was handed DEVICE (from
@@ -447,6 +454,87 @@ strategy cdi-cri "device plugin strategy cdi-cri (the CRI request's CDI device, 
 strategy mig-uuid "MIG strategy (single or mixed): GPU 1's MIG device by its UUID, cdi-annotations" /dev/nvidia1 "$MIG_BUS" \
     --annotation "cdi.k8s.io/nvidia-device-plugin_uid-mig-uuid=nvidia.com/gpu=$(mig_uuid 3)"
 strategy mig-cri "MIG strategy (single or mixed): GPU 1's MIG device by its UUID, cdi-cri" /dev/nvidia1 "$MIG_BUS" --cdi "nvidia.com/gpu=$(mig_uuid 3)"
+
+# ---------------------------------------------------------------- 3g. envvar and volume-mounts, through NVIDIA's runtime
+# These strategies give a container no device node: NVIDIA's runtime gives it the GPU. Pods of the
+# runtime class "nvidia" run through the runtime's wrapper the toolkit container wrote, its mode set
+# as the operator sets it (NVIDIA_CONTAINER_RUNTIME_MODE: legacy with CDI off, cdi with CDI on) and
+# runc behind the recorder as its next runtime (NVIDIA_CONTAINER_RUNTIME_RUNTIMES: what the installer
+# takes from the default runtime). Legacy: NVIDIA's hook asks its cli (a recorder: the part that
+# needs the driver) for the GPU, and our hook counts what NVIDIA's hook reads, by NVIDIA's settings
+# in the toolkit's config.toml. cdi: NVIDIA's runtime puts the GPU's node from the CDI spec (3f's)
+# into the spec.
+NVCLI_LOG=$TMP/nvidia-cli.log
+NVHOOK=/usr/local/nvidia/toolkit/nvidia-container-runtime-hook
+make_nvidia_cli_recorder "$TMP/bin/nvidia-container-cli" "$NVCLI_LOG"
+# toolkit_for_class VAR=VALUE...: the toolkit pod started again with those settings, its cli the recorder
+toolkit_for_class() {
+    toolkit_pod_starts NVIDIA_CONTAINER_RUNTIME_RUNTIMES="$TMP/bin/runc-rec" NVIDIA_CONTAINER_RUNTIME_DEBUG="$TMP/nvidia-runtime.log" "$@" &&
+        /usr/local/nvidia/toolkit/nvidia-ctk config --config-file="$NV_CONFIG_DIR/config.toml" --in-place \
+            --set "nvidia-container-cli.path=$TMP/bin/nvidia-container-cli" --set "nvidia-container-runtime.modes.cdi.spec-dirs=$TMP/cdi" &&
+        nvidia_runtime_as_loaded /usr/local/nvidia/toolkit/nvidia-container-runtime "$TMP/bin/nvidia-runtime-loaded"
+}
+ours_line() { # NAME ID: our hook's decision for pod NAME's container ID, from "action=" on
+    grep "gpu-numa-hook\[[0-9]*\] container=$2 pod=default/$1 name=cuda stage=createRuntime " "$NODE_LOG" | sed 's/.* \(action=\)/\1/'
+}
+# through_nvidia NAME WHAT MODE DEVICE BUS ID CREATE-OPTION...: pod NAME of the class nvidia started;
+# the CRI request gave it no GPU node. legacy: runc got NVIDIA's hook (prestart) and ours
+# (createRuntime), and NVIDIA's hook asked its cli for ID. cdi: runc got DEVICE from NVIDIA's
+# runtime. Our hook allowed DEVICE with its node required. DEVICE "-": NVIDIA gives it nothing, and
+# nor does our hook, which says by which of NVIDIA's settings.
+through_nvidia() {
+    local name=$1 what=$2 mode=$3 dev=$4 bus=$5 id=$6 c out cfg hooks devs line ok=1 why=""
+    shift 6
+    c=$(RUNTIME_CLASS=nvidia strategy_pod "$name" "$@"); out=$(cri start "$c" 2>&1)
+    cfg=$(config_of "$c")
+    hooks=$(jq -r '[(.hooks.prestart[]?.path), "|", (.hooks.createRuntime[]?.path)] | join(" ")' "$cfg" 2>/dev/null)
+    devs=$(jq -r '[.linux.devices[]? | select(.major == 195) | .path] | join(",")' "$cfg" 2>/dev/null)
+    line=$(ours_line "$name" "$c")
+    [ "$out" = ok ] || { ok=0; why="start: $out"; }
+    if [ "$mode" = legacy ]; then
+        [ "$hooks" = "$NVHOOK | /opt/gpu-numa-hook/bin/gpu-numa-hook" ] && [ -z "$devs" ] || { ok=0; why="$why hooks: $hooks devices: $devs"; }
+        if [ "$dev" = - ]; then
+            ! grep -q "/$c/" "$NVCLI_LOG" 2>/dev/null || { ok=0; why="$why NVIDIA's cli was asked: $(grep "/$c/" "$NVCLI_LOG" | one_line)"; }
+        else
+            grep "/$c/" "$NVCLI_LOG" 2>/dev/null | grep -q -- "--device=$id " || { ok=0; why="$why NVIDIA's cli: $(grep "/$c/" "$NVCLI_LOG" 2>&1 | one_line)"; }
+        fi
+    else
+        [ "$devs" = "$dev" ] || { ok=0; why="$why devices: '$devs' hooks: $hooks"; }
+    fi
+    if [ "$dev" = - ]; then
+        [[ "$line" == "action=allow gpus=- "*"(settings: $NV_CONFIG_DIR/config.toml)"* ]] || { ok=0; why="$why ours: $line"; }
+    else
+        [[ "$line" == "action=allow gpus=$dev($bus) required=0 "* ]] || { ok=0; why="$why ours: $line"; }
+    fi
+    if [ "$ok" = 1 ]; then
+        local seen="NVIDIA's cli asked for $id"
+        [ "$dev" = - ] && seen="NVIDIA's cli not asked"
+        [ "$mode" = cdi ] && seen="runc got $devs from NVIDIA's runtime"
+        pass "$what: $seen; ours: $(echo "$line" | sed 's/ mems-before.* msg=/ msg=/' | cut -c1-200)"
+    else fail "$what" "$why; NVIDIA's runtime: $(grep -i -E 'error|warn' "$TMP/nvidia-runtime.log" 2>/dev/null | tail -2 | one_line)"; fi
+}
+GPU0=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c
+mounted() { echo "--env NVIDIA_VISIBLE_DEVICES=/var/run/nvidia-container-devices --mount /dev/null:/var/run/nvidia-container-devices/$1:ro"; }
+if [ ! -s "$TMP/nvidia-parts" ]; then
+    skip "envvar and volume-mounts through NVIDIA's runtime" "nvidia-ctk-installer is not here: no toolkit to run"
+elif ! OUT=$(toolkit_for_class NVIDIA_CONTAINER_RUNTIME_MODE=legacy 2>&1); then
+    fail "the toolkit pod, mode legacy" "$(echo "$OUT" | one_line); $(tail -n 2 "$TMP/installer.log" | one_line)"
+else
+    # shellcheck disable=SC2046 # mounted's words are options
+    {
+    through_nvidia vm-gpu "volume-mounts strategy, legacy mode (the hardened toolkit): GPU 0 by UUID" legacy /dev/nvidia0 "$GPU_BUS" "$GPU0" $(mounted "$GPU0")
+    through_nvidia vm-mig "volume-mounts strategy, legacy mode: GPU 1's MIG device (MIG strategy single or mixed)" legacy /dev/nvidia1 "$MIG_BUS" "$(mig_uuid 3)" $(mounted "$(mig_uuid 3)")
+    through_nvidia env-hardened "envvar strategy against the hardened toolkit (the variable refused from unprivileged pods)" legacy - - - --env "NVIDIA_VISIBLE_DEVICES=$GPU0"
+    if OUT=$(toolkit_for_class NVIDIA_CONTAINER_RUNTIME_MODE=legacy ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=true 2>&1); then
+        through_nvidia env-gpu "envvar strategy, legacy mode (toolkit restarted, the variable accepted): GPU 0 by UUID" legacy /dev/nvidia0 "$GPU_BUS" "$GPU0" --env "NVIDIA_VISIBLE_DEVICES=$GPU0"
+        through_nvidia env-mig "envvar strategy, legacy mode: GPU 1's MIG device (MIG strategy single or mixed)" legacy /dev/nvidia1 "$MIG_BUS" "$(mig_uuid 3)" --env "NVIDIA_VISIBLE_DEVICES=$(mig_uuid 3)"
+    else fail "the toolkit pod, the variable accepted" "$(echo "$OUT" | one_line)"; fi
+    if OUT=$(toolkit_for_class NVIDIA_CONTAINER_RUNTIME_MODE=cdi ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=true 2>&1); then
+        through_nvidia cdi-env "envvar strategy, cdi mode (toolkit restarted, CDI on): GPU 0 by UUID" cdi /dev/nvidia0 "$GPU_BUS" "$GPU0" --env "NVIDIA_VISIBLE_DEVICES=$GPU0"
+        through_nvidia cdi-vm "volume-mounts strategy, cdi mode: GPU 1's MIG device" cdi /dev/nvidia1 "$MIG_BUS" "$(mig_uuid 3)" $(mounted "$(mig_uuid 3)")
+    else fail "the toolkit pod, mode cdi" "$(echo "$OUT" | one_line)"; fi
+    }
+fi
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?

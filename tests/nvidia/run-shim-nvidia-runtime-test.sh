@@ -156,7 +156,7 @@ done
 # so it reads /etc/nvidia-container-runtime/config.toml: written inside the namespace (an overlay
 # over /etc), where our hook reads NVIDIA's settings too.
 mkdir -p "$TMP/bin"
-printf '#!/bin/sh\necho "$@" >>"%s/cli-ran"\n' "$TMP" >"$TMP/bin/nvidia-container-cli" && chmod 755 "$TMP/bin/nvidia-container-cli"
+make_nvidia_cli_recorder "$TMP/bin/nvidia-container-cli" "$TMP/cli-ran"
 # create_legacy DRIVER NAME BUNDLE [KEY=VALUE...]: as create, mode legacy, the extra settings set by nvidia-ctk
 create_legacy() {
 	local nvcfg kv
@@ -251,9 +251,8 @@ operator_cases() {
 		--set nvidia-container-runtime.runtimes=/usr/sbin/runc --set "nvidia-container-cli.path=$TMP/bin/nvidia-container-cli" \
 		--set "nvidia-container-runtime.debug=$TMP/logs/nvidia-operator.log" >/dev/null 2>&1 ||
 		{ fail "the operator's layout: nvidia-ctk config" "cannot set mode legacy in $cfg"; return; }
-	sed '/^cat \/proc\/modules/,/^fi$/d' "$op/toolkit/nvidia-container-runtime" >"$TMP/bin/nvidia-runtime-loaded" &&
-		chmod 755 "$TMP/bin/nvidia-runtime-loaded"
-	grep -q "^NVIDIA_CTK_CONFIG_FILE_PATH=$cfg " "$TMP/bin/nvidia-runtime-loaded" ||
+	nvidia_runtime_as_loaded "$op/toolkit/nvidia-container-runtime" "$TMP/bin/nvidia-runtime-loaded" &&
+		grep -q "^NVIDIA_CTK_CONFIG_FILE_PATH=$cfg " "$TMP/bin/nvidia-runtime-loaded" ||
 		{ fail "the operator's layout: the runtime's wrapper" "not as expected: $(one_line <"$op/toolkit/nvidia-container-runtime")"; return; }
 	local uuid=GPU-f0586c67-b718-ef40-6571-4caeff0ab99c   # make_driver's GPU
 	# op_create DRIVER NAME BUNDLE: `create` through the shim, the installer's runtime next

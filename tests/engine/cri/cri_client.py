@@ -58,7 +58,7 @@ def main(argv):
             print(r.pod_sandbox_id)
         elif call == "create":
             sid, pod, uid, cgp, logdir, name, image, cmd = args[:8]
-            envs, devices, mems, annotations, cdi = [], [], "", {}, []
+            envs, devices, mems, annotations, cdi, mounts = [], [], "", {}, [], []
             rest = args[8:]
             while rest:
                 opt, val, rest = rest[0], rest[1], rest[2:]
@@ -73,6 +73,9 @@ def main(argv):
                 elif opt == "--annotation":  # the pod's annotations, as kubelet passes them on
                     k, v = val.split("=", 1)
                     annotations[k] = v
+                elif opt == "--mount":  # HOST:CONTAINER[:ro], as kubelet adds a device plugin's mounts
+                    host, ctr, *ro = val.split(":")
+                    mounts.append(api.Mount(host_path=host, container_path=ctr, readonly=ro == ["ro"]))
                 elif opt == "--cdi":  # a CDI device kubelet names (the device plugin's cdi-cri strategy)
                     cdi.append(api.CDIDevice(name=val))
                 else:
@@ -81,7 +84,7 @@ def main(argv):
                 metadata=api.ContainerMetadata(name=name, attempt=0),
                 image=api.ImageSpec(image=image, user_specified_image=image),
                 command=["/bin/sh", "-c", cmd],
-                envs=envs, devices=devices, annotations=annotations, log_path=name + ".log", CDI_devices=cdi,
+                envs=envs, devices=devices, mounts=mounts, annotations=annotations, log_path=name + ".log", CDI_devices=cdi,
                 linux=api.LinuxContainerConfig(
                     resources=api.LinuxContainerResources(cpu_shares=2, cpuset_mems=mems),
                     security_context=api.LinuxContainerSecurityContext(
