@@ -3,11 +3,12 @@
 # judge at each step, sourced inside their namespace. Needs: cri (the CRI client at the engine's
 # socket), HOOK, LOG (our log), TK (NVIDIA's toolkit folder), CGP, IMG, TMP, GPU_BUS, ENGINE (the
 # engine's name in status: containerd, crio-runtime).
+# shellcheck source=status-checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/status-checks.sh"
 
 # pod NAME: a pod whose container "cuda" gets GPU 0 from the device plugin (a CRI device, as with
 # PASS_DEVICE_SPECS), through the engine's default runtime; the container's id in $C, create's
 # status in $RC, start's answer in $STARTED. Every one is accounted for at the end (ACCOUNT).
-ACCOUNT=()
 pod() {
     local sb
     sb=$(cri run-sandbox "$1" "uid-$1-$RUNID" "" "$CGP" "$TMP/podlogs") || { fail "RunPodSandbox $1" "$sb"; finish; }
@@ -33,21 +34,6 @@ hooked() {
         fail "$2: pod $1 hooked" "create rc $RC ($C) start $STARTED; hook: $(hook_line "$C" | one_line); shim: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line)"
     fi
 }
-# status_says STEP RC PATTERN...: `gpu-numa-hook status` exits RC and prints each ERE PATTERN (one
-# starting with ! it must not print)
-status_says() {
-    local step=$1 want=$2 out rc p
-    shift 2
-    out=$("$HOOK" status 2>&1); rc=$?
-    for p in "$@"; do
-        case $p in
-            !*) ! grep -q -E -- "${p#!}" <<<"$out" || { fail "$step: status" "exit $rc, /${p#!}/ in: $(echo "$out" | one_line)"; return; } ;;
-            *) grep -q -E -- "$p" <<<"$out" || { fail "$step: status" "exit $rc, no /$p/ in: $(echo "$out" | one_line)"; return; } ;;
-        esac
-    done
-    [ "$rc" = "$want" ] || { fail "$step: status" "exit $rc, not $want: $(echo "$out" | one_line)"; return; }
-    pass "$step: status exits $rc: $(grep -E "^gpu-numa-hook status|^not protected|^  $ENGINE:|next runtime|NVIDIA.s runtime" <<<"$out" | sed 's/^ *//' | one_line | cut -c1-420)"
-}
 # unhooked_is_named STEP: a GPU pod started now, with nothing of ours registered, runs without the
 # hook; status, check and gpu_numa_hook_unprotected_gpu_containers all name it
 unhooked_is_named() {
@@ -63,10 +49,4 @@ unhooked_is_named() {
         pass "$1: check names the unhooked GPU container and gpu_numa_hook_unprotected_gpu_containers is 1"
     else fail "$1: check and metrics" "$(echo "$out" | one_line); metrics: $(grep unprotected "$TMP/metrics.prom" | one_line)"; fi
     UNHOOKED=$unhooked
-}
-# all_accounted: every GPU container started during the run, hooked or named
-all_accounted() {
-    if printf '%s\n' "${ACCOUNT[@]}" | grep -q "NOT accounted"; then
-        fail "every GPU container accounted for" "$(printf '%s; ' "${ACCOUNT[@]}")"
-    else pass "every GPU container started during the lifecycle accounted for: $(printf '%s; ' "${ACCOUNT[@]}")"; fi
 }

@@ -9,12 +9,15 @@
 #   annotated (container scope, pod scope) -> /dev/nvidia0 in the spec runc was handed, our hook in
 #       it, and the hook ran and found the GPU there (its line, from the fake driver tree)
 #   a pod without it                       -> no device, no hook
-#   ours registered before NVIDIA's (05 vs 10) and after (99), each plugin restarted in between
+#   ours registered before NVIDIA's (05 vs 10) and after (99), each plugin restarted in between;
+#       NVIDIA's toolkit pod ended (its plugin gone): an annotated pod then has no GPU
 #   another plugin's CDI device (tests/nri/mems-owner -cdi-for), which ours cannot see at create:
 #       PostCreateContainer shows the created container with /dev/nvidia0 and no hook, and ours
 #       logs it as unprotected at once
 #   NRI's default validator on (install --nri-require-for-gpu-pods), ours down: such a pod carrying
 #       the require-plugin component's annotation is refused, not started without the hook
+# At each step `gpu-numa-hook status` is judged, and at the end every GPU container started is
+# accounted for: hooked, or named by status, check and the metrics.
 # Harness: tests/engine/lib.sh (private mount namespace, fake driver, /etc overlay, own sockets);
 # runc behind the recorder (tests/engine/runc_recorder.py). One containerd for the whole suite.
 # Usage: tests/nri/run-nvidia-nri-test.sh HOOK PLUGIN SUITE     SUITE: v2.2 | v2.3
@@ -67,6 +70,9 @@ fi
 tmpfs_over gnh-nv /run/containerd /opt/containerd /run/gpu-numa-hook /var/lib/nri /etc/nri /opt/nri /var/run/cdi /etc/cdi
 
 # ---------------------------------------------------------------- inside the namespace
+ENGINE=nri
+# shellcheck source=../engine/status-checks.sh
+. "$ENGINE_DIR/status-checks.sh"
 T0=$(date +%s)
 CTD_ROOT=$(cat "$TMP/ctd-root")
 bind_containerd "$CTD_ROOT" || { fail "containerd $SUITE" "cannot bind $CTD_ROOT"; finish; }
@@ -170,8 +176,11 @@ hooked() {
     if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(gpu_node "$C")" = '["c 195:0"]' ] && [ "$(ours "$C")" = 1 ] &&
         [ "$(grep -c "$want" "$LOG")" = 1 ] && grep -q "gpu-numa-nri\[[0-9]*\] container=$C .*stage=nri-create action=inject " "$LOG" &&
         grep -q "$1/cuda: injecting CDI devices \[nvidia.com/gpu=0\]" "$NVLOG"; then
+        ACCOUNT+=("$1 hooked")
         pass "$2: NVIDIA's plugin injected nvidia.com/gpu=0, runc was handed /dev/nvidia0 (c 195:0) and our hook at createRuntime, and the hook ran: $(hook_line "$C" | sed 's/.*\(stage=createRuntime\)/\1/' | cut -c1-110)"
-    else fail "$2" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") hook: $(hook_line "$C" | one_line) plugin: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line) nvidia: $(grep "$1/cuda" "$NVLOG" | one_line)"; fi
+    else
+        ACCOUNT+=("$1 NOT accounted for")
+        fail "$2" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") hook: $(hook_line "$C" | one_line) plugin: $(grep "container=$C " "$LOG" | grep -v gpu-numa-hook | one_line) nvidia: $(grep "$1/cuda" "$NVLOG" | one_line)"; fi
 }
 
 # 1. ours after NVIDIA's (99 vs 10)
@@ -184,18 +193,33 @@ if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(gpu_node "$C")" = '[]' ] && [ "$
     grep -q "plain/cuda: no CDI devices annotated" "$NVLOG"; then
     pass "a pod without the annotation: NVIDIA's plugin added nothing, no /dev/nvidia0, no hook of ours"
 else fail "plain pod" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") hook: $(hook_line "$C" | one_line)"; fi
+PROTECTED=("^gpu-numa-hook status: protected" "^  nri: connected to containerd" "!^not protected")
+status_says "ours at 99, NVIDIA's at 10" 0 "${PROTECTED[@]}"
 
 # 2. ours before NVIDIA's (05 vs 10): ours restarted at another index
 stop "$TMP/plugin.pid"
 start_plugin 05
 pod nv-first '{"nvidia.cdi.k8s.io/container.cuda": "nvidia.com/gpu=0"}'
 hooked nv-first "ours restarted at 05, before NVIDIA's 10: nvidia.cdi.k8s.io/container.cuda"
+status_says "ours restarted at 05" 0 "${PROTECTED[@]}"
 
-# 3. NVIDIA's plugin restarted (it installs its toolkit again, then registers)
+# 3. NVIDIA's toolkit pod ends (SIGTERM): its plugin leaves containerd, and the annotation gives no
+# GPU; ours still hooks the pod, whose hook finds none. Then it starts again (its toolkit installed
+# again, its plugin registered).
+n_closed=$(grep -c 'connection to plugin \\"10-nvidia-ctk-installer\\" closed' "$TMP/containerd.log")
 stop "$TMP/nvidia.pid"
+wait_for "$TMP/containerd.log" 'connection to plugin \\"10-nvidia-ctk-installer\\" closed' $((n_closed + 1)) ||
+    { fail "containerd drops NVIDIA's plugin" "$(grep -i 'nvidia' "$TMP/containerd.log" | tail -2 | one_line)"; finish; }
+pod nv-gone '{"nvidia.cdi.k8s.io/pod": "nvidia.com/gpu=0"}'
+if [ "$RC" = 0 ] && [ "$STARTED" = ok ] && [ "$(gpu_node "$C")" = '[]' ] &&
+    grep -q "container=$C pod=default/nv-gone name=cuda stage=createRuntime action=allow gpus=- " <<<"$(hook_line "$C")"; then
+    pass "NVIDIA's toolkit pod ended: an annotated pod got no GPU (nothing injected it), ours hooked it and its hook found none: $(hook_line "$C" | sed 's/.*\(action=\)/\1/' | cut -c1-110)"
+else fail "annotated pod with NVIDIA's plugin gone" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") hook: $(hook_line "$C" | one_line)"; fi
+status_says "NVIDIA's toolkit pod ended" 0 "${PROTECTED[@]}"
 start_nvidia
 pod nv-again '{"nvidia.cdi.k8s.io/pod": "nvidia.com/gpu=0"}'
 hooked nv-again "NVIDIA's plugin restarted, ours at 05: nvidia.cdi.k8s.io/pod"
+status_says "NVIDIA's toolkit pod started again" 0 "${PROTECTED[@]}"
 
 # 5. a GPU from a plugin whose injection ours cannot see: mems-owner -cdi-for injected (index 20)
 # gives the container "injected" the CDI device nvidia.com/gpu=0 without any annotation; NRI shows
@@ -213,10 +237,19 @@ if [ -x "$TMP/bin/mems-owner" ]; then
             grep -q "^mems-owner: create $C .* cdi=nvidia.com/gpu=0$" "$TMP/injector.log" &&
             [ "${LINE#*"from linux.devices"}" != "$LINE" ] && [ "${LINE#*"pod default/injected-pod, container injected"}" != "$LINE" ] &&
             [ "$(grep -c "stage=nri-post-create action=unprotected " "$LOG")" = 1 ]; then
+            ACCOUNT+=("injected unhooked, named below")
             pass "another plugin's CDI GPU, invisible to ours at create: runc was handed /dev/nvidia0 and no hook; PostCreateContainer showed it and ours said so at once ($(echo "$LINE" | sed 's/.*msg=//' | cut -c1-120)...); no hooked container named"
-        else fail "PostCreateContainer names the CDI-injected GPU container" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") injector: $(tail -2 "$TMP/injector.log" | one_line) log: $(grep "container=$C " "$LOG" | one_line)"; fi
+        else
+            ACCOUNT+=("injected NOT accounted for")
+            fail "PostCreateContainer names the CDI-injected GPU container" "create rc $RC ($C) start $STARTED node $(gpu_node "$C") ours $(ours "$C") injector: $(tail -2 "$TMP/injector.log" | one_line) log: $(grep "container=$C " "$LOG" | one_line)"; fi
     else fail "the CDI injector registers" "$(one_line <"$TMP/injector.log")"; fi
     stop "$TMP/injector.pid"
+    UNHOOKED=$C
+    status_says "a GPU container started without our hook" 1 "^  nri: connected to containerd" "^not protected: .*$UNHOOKED"
+    OUT=$("$HOOK" check --prometheus "$TMP/metrics.prom" 2>&1)
+    if grep -q "^gpu_numa_hook_unprotected_gpu_containers 1$" "$TMP/metrics.prom" && grep -q "$UNHOOKED" <<<"$OUT"; then
+        pass "check names the unhooked GPU container and gpu_numa_hook_unprotected_gpu_containers is 1"
+    else fail "check and metrics name the unhooked container" "$(echo "$OUT" | one_line); metrics: $(grep unprotected "$TMP/metrics.prom" 2>&1 | one_line)"; fi
 else fail "a second plugin's CDI injection" "tests/nri/mems-owner was not built (see the build failure above)"; fi
 
 # 4. fail closed: ours down, the pod carries the policy's annotation too: refused, nothing started
@@ -231,5 +264,7 @@ WANT="grpc-error: UNKNOWN: failed to create containerd container: failed to get 
 if [ "$RC" = 3 ] && [ "$C" = "$WANT" ] && [ "$(grep -c "gpu-numa-hook\[[0-9]*\] " "$LOG")" = "$n_hooked" ]; then
     pass "ours down, NRI's validator on: the annotated pod ($REQ_KEY: $REQ_VALUE) with NVIDIA's GPU is refused, not started without the hook: $C"
 else fail "fail closed while ours is down" "rc $RC: $C start $STARTED"; fi
+status_says "ours down" 1 "^not protected: .*NRI plugin not connected"
+all_accounted
 echo "wall time inside the namespace: $(($(date +%s) - T0)) s"
 finish
