@@ -8,7 +8,9 @@
 # in runc's own spread on a busy machine; this isolates it. docs/internals/benchmarks.md has the figures.
 #
 # Usage (root):  bash bench/shim-alone.sh BUILD_DIR   (BUILD_DIR holds gpu-numa-runtime and
-#                bench/hook_bench, built); env ROUNDS (default 300), OUT=DIR keeps the table.
+#                bench/hook_bench, built); env ROUNDS (default 300), OUT=DIR keeps the table,
+#                BASELINE=FILE another build of gpu-numa-runtime (before a change) timed in the
+#                same interleaved run, with its ratios.
 # The shim reads only /etc/gpu-numa-hook/config.toml: a private mount namespace binds a work-dir
 # directory over it. When /etc/gpu-numa-hook is absent, it is created empty for the run (the mount
 # point) and removed at exit; nothing is ever written under the host's /etc.
@@ -36,6 +38,10 @@ trap cleanup EXIT
 if [ ! -e /etc/gpu-numa-hook ]; then mkdir /etc/gpu-numa-hook; ETC_MADE=1; fi
 
 install -m 0755 "$BUILD/gpu-numa-runtime" "$W/gpu-numa-runtime"   # timed as installed (run-bench.sh says why)
+if [ -n "${BASELINE:-}" ]; then
+    [ -x "$BASELINE" ] || die "BASELINE=$BASELINE is not an executable"
+    install -m 0755 "$BASELINE" "$W/baseline-runtime"
+fi
 mkdir -p "$W/etc" "$W/disk/add" "$W/disk/there" "$W/tsrc/add" "$W/tsrc/there" "$W/tmpfs"
 sed -e 's|^next = .*|next = ["/bin/true"]|' -e 's|^hook = .*|hook = "/usr/bin/gpu-numa-hook"|' \
     -e "s|^file = .*|file = \"$W/log\"|" "$REPO/config/config.toml" >"$W/etc/config.toml"
@@ -56,6 +62,11 @@ in_ns "$W/gpu-numa-runtime" run --bundle "$W/disk/add" gnh-shim-alone || die "th
 [ "$(jq '[.hooks.prestart[]? | select(.path == "/usr/bin/gpu-numa-hook")] | length' "$W/disk/add/config.json")" = 1 ] ||
     die "the shim did not add exactly one hook"
 jq -c . "$W/disk/add/config.json" >"$W/hooked.json"
+if [ -n "${BASELINE:-}" ]; then
+    cp "$W/nohook.json" "$W/disk/add/config.json"
+    in_ns "$W/baseline-runtime" run --bundle "$W/disk/add" gnh-shim-alone || die "the baseline shim failed on a bundle without the hook"
+    cmp -s <(jq -c . "$W/disk/add/config.json") "$W/hooked.json" || die "the baseline shim's config.json differs from this build's"
+fi
 T=$'\t'
 reset() { printf '%s\t%s\n' "$1" "$(sed 's/\\/\\\\/g' "$2")" >"$3"; }
 for d in disk tsrc; do
@@ -70,6 +81,11 @@ done
         reset "$dir/there/config.json" "$W/hooked.json" "$W/reset-$where-there.tsv"
         echo "variant${T}shim adds the hook, $where${T}-${T}$W/reset-$where-add.tsv${T}$W/gpu-numa-runtime${T}run${T}--bundle${T}$dir/add${T}gnh-shim-alone"
         echo "variant${T}shim, hook there, $where${T}-${T}$W/reset-$where-there.tsv${T}$W/gpu-numa-runtime${T}run${T}--bundle${T}$dir/there${T}gnh-shim-alone"
+        [ -n "${BASELINE:-}" ] || continue
+        echo "variant${T}baseline adds the hook, $where${T}-${T}$W/reset-$where-add.tsv${T}$W/baseline-runtime${T}run${T}--bundle${T}$dir/add${T}gnh-shim-alone"
+        echo "variant${T}baseline, hook there, $where${T}-${T}$W/reset-$where-there.tsv${T}$W/baseline-runtime${T}run${T}--bundle${T}$dir/there${T}gnh-shim-alone"
+        echo "cmp${T}shim adds the hook, $where${T}baseline adds the hook, $where${T}99${T}(info, no limit) this build against BASELINE"
+        echo "cmp${T}shim, hook there, $where${T}baseline, hook there, $where${T}99${T}(info, no limit) this build against BASELINE"
     done
     echo "cmp${T}shim, hook there, disk${T}/bin/true${T}99${T}(info, no limit) the shim's own start (exec, config, read config.json) + exec of next"
     echo "cmp${T}shim adds the hook, disk${T}shim, hook there, disk${T}99${T}(info, no limit) edit of hooks, write and swap of config.json on disk"
