@@ -13,7 +13,8 @@
 # restarting; the device plugin's CDI strategies (cdi-annotations, cdi-cri) and a MIG device by UUID
 # resolved by containerd's CDI registry, each hooked with its node; its envvar and volume-mounts
 # strategies (a GPU and a MIG device) through NVIDIA's runtime as the runtime class "nvidia", in
-# legacy mode (NVIDIA's hook asks its cli for the GPU) and cdi mode, each hooked with its node;
+# legacy mode (NVIDIA's hook asks its cli for the GPU) and cdi mode, each hooked with its node; two
+# GPU instances on two nodes: a MIG device through CDI (its capability node) requires its own only;
 # the metrics; the pod deleted (status and the metric say unprotected at once); a new image rolled
 # out (the window without protection measured); removal. No kubelet and no API server: what they add to the window is not measured here.
 # containerd runs in a private mount namespace with the fake driver (tests/engine/lib.sh); the
@@ -129,22 +130,25 @@ toolkit_pod_starts() {
 }
 toolkit_pod_starts && grep -q '^ *root = "/run/nvidia/driver"' "$NV_CONFIG_DIR/config.toml" ||
     { fail "NVIDIA's toolkit laid out" "$(tail -n 3 "$TMP/installer.log" 2>&1 | one_line); config: $(grep root "$NV_CONFIG_DIR/config.toml" 2>&1 | one_line)"; finish; }
-# nvml_answers GI [fail]: NVML's view, GPU 1 with one GPU instance GI (its memory node 0, this
-# host's only one); with fail, NVML does not initialize.
+# nvml_answers "GI[@NODE]..." [fail]: NVML's view, GPU 1 with those GPU instances (memory node NODE,
+# by default 0, this host's only one); with fail, NVML does not initialize.
 nvml_answers() {
+    local i=0 gi
     { echo "driver 580.159.04"
       echo "gpu GPU-f0586c67-b718-ef40-6571-4caeff0ab99c 0 0000$GPU_BUS -1 disabled"
       echo "gpu $MIG_GPU 1 0000$MIG_BUS -1 enabled"
-      echo "mig 0 $(mig_uuid "$1") $1 0 0"
+      for gi in $1; do echo "mig $i $(mig_uuid "${gi%@*}") ${gi%@*} 0 $([ "${gi#*@}" != "$gi" ] && echo "${gi#*@}" || echo 0)"; i=$((i + 1)); done
       [ "${2:-}" = fail ] && echo "fail nvmlInit_v2 999"; } >"$DRIVER_LIB/fake-nvml-topology.txt.new"
     mv "$DRIVER_LIB/fake-nvml-topology.txt.new" "$DRIVER_LIB/fake-nvml-topology.txt"
 }
-# repartition GI: the MIG manager's work as the driver shows it, GPU 1's capability folders swapped
-# in whole (gi<GI>/ci0).
+# repartition GI...: the MIG manager's work as the driver shows it, GPU 1's capability folders swapped
+# in whole (gi<GI>/ci0 for each).
 repartition() {
-    local caps=/proc/driver/nvidia/capabilities
-    mkdir -p "$caps/gpu101/mig/gi$1/ci0"
-    printf 'DeviceFileMinor: %s\nDeviceFileMode: 292\nDeviceFileModify: 1\n' "$((16 + $1))" >"$caps/gpu101/mig/gi$1/access"
+    local caps=/proc/driver/nvidia/capabilities gi
+    for gi in "$@"; do
+        mkdir -p "$caps/gpu101/mig/gi$gi/ci0"
+        printf 'DeviceFileMinor: %s\nDeviceFileMode: 292\nDeviceFileModify: 1\n' "$((16 + gi))" >"$caps/gpu101/mig/gi$gi/access"
+    done
     [ -e "$caps/gpu1" ] && mv "$caps/gpu1" "$caps/old"
     mv "$caps/gpu101" "$caps/gpu1"
     rm -rf "$caps/old"
@@ -172,6 +176,8 @@ PODLOGS=/var/log/pods
 mkdir -p "$CTD" "$TMP/dev" "$TMP/cni/conf" "$TMP/gen" "$PODLOGS"
 mknod "$TMP/dev/nvidia0" c 195 0
 mknod "$TMP/dev/nvidia1" c 195 1
+mkdir -p "$TMP/dev/nvidia-caps"
+for gi in 3 4; do mknod "$TMP/dev/nvidia-caps/nvidia-cap$((16 + gi))" c 241 $((16 + gi)); done
 cri() { "$PY" "$ENGINE_DIR/cri/cri_client.py" "$TMP/gen" "$SOCK" "$@"; }
 kubelet() { "$PY" "$SCRIPT_DIR/kubelet_pod.py" "$TMP/gen" "$SOCK" "$@"; }
 "$PY" -m grpc_tools.protoc -I"$ENGINE_DIR/cri" --python_out="$TMP/gen" --grpc_python_out="$TMP/gen" cri_subset.proto ||
@@ -187,15 +193,24 @@ IMG=docker.io/gnh/busybox:ds-$RUNID
 VERSION=$(containerd --version)
 # CDI on (containerd 1.7 ships it off), with the device plugin's specs in $TMP/cdi: what
 # `nvidia-ctk cdi generate` writes for these GPUs, cut to their device nodes, each GPU by index and
-# UUID, GPU 1's MIG device by its UUID (the cdi-annotations and cdi-cri strategies name them so)
+# UUID, GPU 1's MIG devices by their UUIDs (the cdi-annotations and cdi-cri strategies name them so)
 { containerd_base_config; containerd_cri_config "$IMG" /usr/lib/cni "$TMP/cni/conf" "$TMP/bin/runc-rec" |
       sed "/^\[plugins.\"io.containerd.grpc.v1.cri\"\]\$/a\\  enable_cdi = true\\n  cdi_spec_dirs = [\"$TMP/cdi\"]"; } >"$CTD/config.toml"
 mkdir -p "$TMP/cdi"
-cdi_device() { printf '{"name": "%s", "containerEdits": {"deviceNodes": [{"path": "%s", "hostPath": "%s"}]}}' "$1" "$2" "$TMP$2"; }
-printf '{"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": [%s, %s, %s, %s, %s, %s]}\n' \
+# cdi_device NAME PATH...: one device of the spec, its nodes (host paths under $TMP)
+cdi_device() {
+    local name=$1 nodes="" p
+    shift
+    for p in "$@"; do nodes="$nodes${nodes:+, }{\"path\": \"$p\", \"hostPath\": \"$TMP$p\"}"; done
+    printf '{"name": "%s", "containerEdits": {"deviceNodes": [%s]}}' "$name" "$nodes"
+}
+# A MIG device's nodes as nvidia-ctk gives them: its parent's, and its GPU instance's capability
+# node (minor from the driver's gi<GI>/access, which repartition writes as 16 + GI)
+mig_nodes() { echo "/dev/nvidia1 /dev/nvidia-caps/nvidia-cap$((16 + $1))"; }
+printf '{"cdiVersion": "0.6.0", "kind": "nvidia.com/gpu", "devices": [%s, %s, %s, %s, %s, %s, %s]}\n' \
     "$(cdi_device 0 /dev/nvidia0)" "$(cdi_device GPU-f0586c67-b718-ef40-6571-4caeff0ab99c /dev/nvidia0)" \
     "$(cdi_device 1 /dev/nvidia1)" "$(cdi_device "$MIG_GPU" /dev/nvidia1)" \
-    "$(cdi_device "$(mig_uuid 3)" /dev/nvidia1)" "$(cdi_device 1:0 /dev/nvidia1)" >"$TMP/cdi/nvidia.json"
+    "$(cdi_device "$(mig_uuid 3)" $(mig_nodes 3))" "$(cdi_device 1:0 $(mig_nodes 3))" "$(cdi_device "$(mig_uuid 4)" $(mig_nodes 4))" >"$TMP/cdi/nvidia.json"
 # The runtime class "nvidia" as the toolkit container registers it: its runtime's wrapper, as if the
 # nvidia module were loaded (nvidia_runtime_as_loaded, written in 3g).
 printf '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n    SystemdCgroup = false\n    BinaryName = "%s"\n' \
@@ -535,6 +550,37 @@ else
     else fail "the toolkit pod, mode cdi" "$(echo "$OUT" | one_line)"; fi
     }
 fi
+
+# ---------------------------------------------------------------- 3h. two GPU instances, two nodes: a MIG device is its own instance
+# GPU 1 re-partitioned into GI 3 (memory node 0) and GI 4 (node 1, which this host lacks, as a
+# Grace node whose instance memory is not online yet): by its UUID, GI 3's device requires node 0
+# only and starts; GI 4's requires node 1 and is refused with our line; the whole GPU (both nodes)
+# is refused too. A whole-GPU answer for a MIG device would refuse the first.
+nvml_answers "3 4@1"
+repartition 3 4
+C=$(strategy_pod gi3 --cdi "nvidia.com/gpu=$(mig_uuid 3)"); OUT=$(cri start "$C" 2>&1)
+LINE=$(hook_line "$C")
+if [ "$OUT" = ok ] && grep -q "pod=default/gi3 name=cuda stage=createRuntime action=allow gpus=/dev/nvidia1($MIG_BUS) required=0 " <<<"$LINE"; then
+    pass "GI 3 of two (nodes 0 and 1) by its MIG UUID (cdi-cri): only its own instance's node required, started: $(sed 's/.*\(action=\)/\1/; s/ mems-before.* msg=/ msg=/' <<<"$LINE" | cut -c1-200)"
+else fail "a MIG device by UUID is its own instance" "start $OUT; $(echo "$LINE" | one_line); cache $(jq -c '.gpus[] | select(.minor == 1) | .mig_devices' "$CACHE" 2>&1 | one_line)"; fi
+C=$(strategy_pod gi4 --cdi "nvidia.com/gpu=$(mig_uuid 4)"); OUT=$(cri start "$C" 2>&1)
+LINE=$(hook_line "$C")
+if [ "$OUT" != ok ] && [[ "$OUT" == *"gpu-numa-hook: container $C: refusing start: "*"node 1"* ]] &&
+    grep -q "pod=default/gi4 name=cuda stage=createRuntime action=refuse gpus=/dev/nvidia1($MIG_BUS) required=1 " <<<"$LINE"; then
+    pass "GI 4 by its MIG UUID, its memory node 1 not on this host: refused, our line in the CRI error: $(grep -o 'gpu-numa-hook: container [0-9a-f]*: refusing start: [^;]*' <<<"$OUT" | head -1 | cut -c1-220)"
+else fail "a MIG device whose instance's node is missing" "start: $(echo "$OUT" | one_line); $(echo "$LINE" | one_line)"; fi
+C=$(mig_pod gi-whole); OUT=$(cri start "$C" 2>&1)
+LINE=$(hook_line "$C")
+if [ "$OUT" != ok ] && grep -q "pod=default/gi-whole name=cuda stage=createRuntime action=refuse gpus=/dev/nvidia1($MIG_BUS) required=0-1 " <<<"$LINE"; then
+    pass "the whole GPU 1 by its device: both instances' nodes required (0-1), refused"
+else fail "the whole MIG GPU with an instance on a missing node" "start: $(echo "$OUT" | one_line); $(echo "$LINE" | one_line)"; fi
+# back to GI 3 alone: the next pod follows (and leaves the caches current for what comes next)
+nvml_answers 3
+repartition 3
+C=$(mig_pod gi-back); OUT=$(cri start "$C" 2>&1)
+grep -q "pod=default/gi-back name=cuda stage=createRuntime action=allow gpus=/dev/nvidia1($MIG_BUS) required=0 " <<<"$(hook_line "$C")" && [ "$OUT" = ok ] &&
+    pass "re-partitioned back to GI 3 alone: the next whole-GPU pod has node 0 required and starts" ||
+    fail "back to one instance" "start: $(echo "$OUT" | one_line); $(hook_line "$C" | one_line)"
 
 # ---------------------------------------------------------------- 4. rolling update: the old pod goes, the new one comes
 delete_pod 1 30 >/dev/null; RC=$?

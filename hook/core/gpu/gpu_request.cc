@@ -56,6 +56,10 @@ bool is_gpu_device(const oci::LinuxDevice& d) {
   return (d.type == "c" || d.type == "u") && d.major == kNvidiaMajor && d.minor >= 0 && d.minor < kNvidiaModesetMinor;
 }
 
+bool is_mig_capability_device(const oci::LinuxDevice& d) {
+  return d.type == "c" && d.minor >= 0 && d.minor <= 0xfffff && d.path.rfind(kMigCapabilityDevicePrefix, 0) == 0;
+}
+
 bool is_index_pair(std::string_view ref) {
   size_t colon = ref.find(':');
   size_t a = 0, b = 0;
@@ -132,6 +136,8 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv, cons
 
   bool from_devices = false;
   for (const auto& d : spec.devices) {
+    if (is_mig_capability_device(d) && req.mig_capability_minors.size() < kMaxMigReferences)
+      req.mig_capability_minors.push_back(static_cast<unsigned>(d.minor));
     if (!is_gpu_device(d)) continue;
     from_devices = true;
     auto it = std::find_if(inv.gpus.begin(), inv.gpus.end(),
@@ -171,6 +177,9 @@ GpuRequest resolve_gpu_request(const oci::Spec& spec, const Inventory& inv, cons
   req.gpus = std::move(found);
   std::sort(req.whole.begin(), req.whole.end());
   req.whole.erase(std::unique(req.whole.begin(), req.whole.end()), req.whole.end());
+  std::sort(req.mig_capability_minors.begin(), req.mig_capability_minors.end());
+  req.mig_capability_minors.erase(std::unique(req.mig_capability_minors.begin(), req.mig_capability_minors.end()),
+                                  req.mig_capability_minors.end());
   return req;
 }
 

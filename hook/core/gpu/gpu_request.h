@@ -21,6 +21,11 @@ struct GpuRequest {
   // "<gpu>:<mig>" also puts its parent GPU in `gpus` (by index, as without the cache); a
   // "MIG-<uuid>" is in `unresolved` until the cache names its parent.
   std::vector<std::string> mig_references;
+  // Minors of the MIG capability device nodes in linux.devices (/dev/nvidia-caps/nvidia-cap<N>),
+  // sorted, unique. A MIG device resolved by a runtime (CDI in the engine or in NVIDIA's runtime)
+  // reaches the spec as its parent's /dev/nvidiaN and its GPU and compute instances' capability
+  // nodes: these name the instance (the driver's access files map a minor to it).
+  std::vector<unsigned> mig_capability_minors;
   // GPUs requested whole by a name (index, GPU-<uuid>, bus id, "all"): a GPU in MIG mode then
   // gives the container every one of its instances. linux.devices does not count: a MIG device's
   // container gets its parent's /dev/nvidiaN too.
@@ -79,5 +84,7 @@ constexpr const char* kVisibleDevicesEnv = "NVIDIA_VISIBLE_DEVICES";
 constexpr const char* kDeviceMountDir = "/var/run/nvidia-container-devices/";
 constexpr const char* kCdiAnnotationPrefix = "cdi.k8s.io/";
 constexpr const char* kCdiGpuKind = "nvidia.com/gpu=";
+// The driver's MIG capability nodes (major "nvidia-caps" in /proc/devices, assigned at load).
+constexpr const char* kMigCapabilityDevicePrefix = "/dev/nvidia-caps/nvidia-cap";
 
 }  // namespace gnh

@@ -206,3 +206,22 @@ TEST_CASE("identities wanted are found only when every minor and UUID is among t
   s.devices = {{"/dev/nvidia1", "c", 195, 1}};
   CHECK(resolve_gpu_request(s, read, every_device_form()).gpus == resolve_gpu_request(s, four_gpus(), every_device_form()).gpus);
 }
+
+TEST_CASE("linux.devices: MIG capability nodes are recorded by minor, and name no GPU by themselves") {
+  oci::Spec s;
+  s.devices = {{"/dev/nvidia1", "c", 195, 1},
+               {"/dev/nvidia-caps/nvidia-cap250", "c", 241, 250},
+               {"/dev/nvidia-caps/nvidia-cap53", "c", 241, 53},
+               {"/dev/nvidia-caps/nvidia-cap53", "c", 241, 53},
+               {"/dev/nvidia-caps/nvidia-cap7", "b", 241, 7},      // not a character device
+               {"/dev/nvidia-capsule", "c", 241, 8},                // another name
+               {"/dev/nvidia-caps/nvidia-cap9", "c", 241, -1}};     // no minor
+  auto req = resolve_gpu_request(s, four_gpus(), every_device_form());
+  CHECK(req.mig_capability_minors == std::vector<unsigned>{53, 250});
+  CHECK(req.gpus == std::vector<size_t>{1});
+  CHECK(req.whole.empty());
+
+  oci::Spec only_caps;
+  only_caps.devices = {{"/dev/nvidia-caps/nvidia-cap53", "c", 241, 53}};
+  CHECK_FALSE(may_request_gpus(only_caps, every_device_form()));
+}

@@ -62,17 +62,24 @@ MigResolution resolve_mig_references(const std::vector<std::string>& references,
 }
 
 std::vector<MigInstance> mig_instances_for(size_t gpu, const Inventory& inv, const NvmlCache& cache,
-                                           const GpuRequest& req, const MigResolution& res) {
+                                           const GpuRequest& req, const MigResolution& res,
+                                           const std::vector<unsigned>& given_gpu_instances) {
   std::vector<MigInstance> named;
+  auto add = [&](const MigInstance& i) {
+    if (std::none_of(named.begin(), named.end(), [&](const MigInstance& m) { return m.uuid == i.uuid; }))
+      named.push_back(i);
+  };
   for (const auto& f : res.found)
-    if (f.gpu == gpu &&
-        std::none_of(named.begin(), named.end(), [&](const MigInstance& m) { return m.uuid == f.instance.uuid; }))
-      named.push_back(f.instance);
+    if (f.gpu == gpu) add(f.instance);
+  const CachedGpu* g = gpu < inv.gpus.size() ? find_cached_gpu(cache, inv.gpus[gpu].uuid) : nullptr;
+  if (g)
+    for (const auto& m : g->mig_devices)
+      if (std::find(given_gpu_instances.begin(), given_gpu_instances.end(), m.gpu_instance_id) != given_gpu_instances.end())
+        add(instance_of(*g, m));
   bool whole = std::find(req.whole.begin(), req.whole.end(), gpu) != req.whole.end();
   if (!named.empty() && !whole) return named;
   std::vector<MigInstance> all;
-  if (gpu >= inv.gpus.size()) return all;
-  if (const CachedGpu* g = find_cached_gpu(cache, inv.gpus[gpu].uuid))
+  if (g)
     for (const auto& m : g->mig_devices) all.push_back(instance_of(*g, m));
   return all;
 }

@@ -28,11 +28,14 @@ struct MigResolution {
 MigResolution resolve_mig_references(const std::vector<std::string>& references, const Inventory& inventory,
                                      const NvmlCache& cache);
 
-// The MIG instances of inventory.gpus[gpu] the container gets: those its MIG references name, or
-// every instance the cache lists when it gets the GPU whole (named by index, UUID, bus id or
-// "all", or given only as its device node, which is how any MIG device's container gets it too).
+// The MIG instances of inventory.gpus[gpu] the container gets: those its MIG references name and
+// those of the GPU instances in `given_gpu_instances` (the ones whose capability nodes it was
+// given, gpu_instances_given), or every instance the cache lists when it gets the GPU whole (named
+// by index, UUID, bus id or "all", or given only as its device node, which is how any MIG device's
+// container gets it too).
 std::vector<MigInstance> mig_instances_for(size_t gpu, const Inventory& inventory, const NvmlCache& cache,
-                                           const GpuRequest& request, const MigResolution& resolution);
+                                           const GpuRequest& request, const MigResolution& resolution,
+                                           const std::vector<unsigned>& given_gpu_instances = {});
 
 // One MIG instance's memory as a GPU memory of its own, for the code that classifies GPU memory one
 // node at a time (decide, check, wait): its node, "online" (the driver onlines a GPU instance's

@@ -102,6 +102,14 @@ TEST_CASE("which instances a container gets: those it names, or all when it gets
   device_only.devices.push_back({"/dev/nvidia1", "c", 195, 1});
   auto dev = resolve_gpu_request(device_only, inv, every_device_form());
   CHECK(nodes(mig_instances_for(1, inv, cache, dev, {})) == std::vector<int>{18, 19});
+  // The device node and the GPU instances its capability nodes name (GPU 1's GIs are 1 and 2):
+  // those only; a GI the cache does not list adds nothing, and then the GPU counts whole.
+  CHECK(nodes(mig_instances_for(1, inv, cache, dev, {}, {2})) == std::vector<int>{19});
+  CHECK(nodes(mig_instances_for(1, inv, cache, dev, {}, {1, 2})) == std::vector<int>{18, 19});
+  CHECK(nodes(mig_instances_for(1, inv, cache, dev, {}, {7})) == std::vector<int>{18, 19});
+  // Named whole as well (by index): every instance.
+  auto whole_and_given = resolve_gpu_request(visible("1"), inv, every_device_form());
+  CHECK(nodes(mig_instances_for(1, inv, cache, whole_and_given, {}, {2})) == std::vector<int>{18, 19});
 
   // The device node and the MIG device, as the toolkit gives a MIG container: that instance only.
   oci::Spec mig_container = visible("MIG-dddddddd-0000-4000-8000-000000000011");

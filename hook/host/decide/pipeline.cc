@@ -129,8 +129,13 @@ Evaluation evaluate_numa(const HostFs& fs, const Config& config, const oci::Spec
   for (size_t i : req.gpus) {
     read_gpu_memory(gpus, inv.gpus[i], config.overrides, ReadErrors::fail, nearest);
     if (inv.gpus[i].memory_read_errno == EIO)
-      if (const NvmlCache* cache = nvml_cache(); cache && layout_current(i, *cache))
-        inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig);
+      if (const NvmlCache* cache = nvml_cache(); cache && layout_current(i, *cache)) {
+        // The capability nodes a runtime's CDI edits gave the container name its instances.
+        std::vector<unsigned> given;
+        if (!req.mig_capability_minors.empty())
+          given = gpu_instances_given(read_mig_capabilities(fs, inv.gpus[i].minor), req.mig_capability_minors);
+        inv.gpus[i].mig_instances = mig_instances_for(i, inv, *cache, req, mig, given);
+      }
   }
   // Moved once every GPU is read (mig_instances_for looks at the whole inventory): a start given
   // 64 GPUs copied each twice.

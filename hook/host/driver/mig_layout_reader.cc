@@ -30,6 +30,31 @@ std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor) {
   return layout;
 }
 
+std::vector<MigCapability> read_mig_capabilities(const HostFs& fs, unsigned minor) {
+  const std::string dir = std::string(kMigCapabilitiesDir) + "/gpu" + std::to_string(minor) + "/mig";
+  std::vector<MigCapability> caps;
+  std::optional<std::vector<std::string>> gis = fs.list_dir(dir);
+  if (!gis) return caps;
+  auto add = [&](unsigned gi, const std::string& access) {
+    try {
+      if (std::optional<std::string> text = fs.read(access, 4096))
+        if (std::optional<unsigned> m = mig_capability_minor(*text)) caps.push_back({gi, *m});
+    } catch (const Error&) {
+    }
+  };
+  for (const auto& name : *gis) {
+    std::optional<unsigned> gi = mig_instance_id(name, "gi");
+    if (!gi) continue;
+    add(*gi, dir + "/" + name + "/access");
+    std::optional<std::vector<std::string>> cis = fs.list_dir(dir + "/" + name);
+    if (!cis) continue;
+    for (const auto& c : *cis)
+      if (mig_instance_id(c, "ci")) add(*gi, dir + "/" + name + "/" + c + "/access");
+    if (caps.size() > 2 * kMaxInstances) break;
+  }
+  return caps;
+}
+
 std::string mig_layout_staleness(const HostFs& fs, const NvmlCache& cache, unsigned minor, const std::string& uuid) {
   const CachedGpu* cached = find_cached_gpu(cache, uuid);
   if (!cached) return "";  // resolved without this GPU's entry: nothing of it is applied

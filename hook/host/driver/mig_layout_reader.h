@@ -16,6 +16,11 @@ namespace gnh {
 // Failure when the folder cannot be read.
 std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor);
 
+// The capability nodes of the GPU instances the driver lists for this GPU now (each instance's
+// access file and its compute instances'); empty without a capability folder. A file that cannot be
+// read is left out: its instance is then not known by its nodes, and the GPU counts whole.
+std::vector<MigCapability> read_mig_capabilities(const HostFs& fs, unsigned minor);
+
 // "" when the cache's entry for the GPU with this minor and UUID matches the driver's layout now
 // (or the driver shows none to compare); else one clause: the GPU, both layouts, the fix. A
 // listing that fails counts as a change: the cache is then not trusted.
