@@ -1,7 +1,8 @@
 #!/bin/bash
 # Instruction counts (valgrind's callgrind, "Ir": instructions executed, user space, the whole
 # process from exec to exit) of the hook's three paths on the benchmark's ac922 fixture, of one
-# GPU's start whole, in MIG state and re-partitioned (gh fixtures), and of `check` on 10,000 cgroups. Repeatable to a few hundred instructions on a noisy machine: the
+# GPU's start whole, in MIG state (also given its instance's capability node) and re-partitioned (gh
+# fixtures), and of `check` on 10,000 cgroups. Repeatable to a few hundred instructions on a noisy machine: the
 # number to compare between commits when a timing cannot tell (docs/internals/benchmarks.md).
 #
 # Usage (root, from anywhere):   bash bench/callgrind.sh [BUILD_DIR]
@@ -56,6 +57,15 @@ count "one GPU, not MIG" "$WORK/gh/state-gpu-last.json" "$HOOK" --host-root "$WO
 path_taken "$WORK/gh" "action=allow gpus=/dev/nvidia7(0041:01:00.0) required=64 " "one GPU"
 count "one MIG GPU, cache current" "$WORK/mig/state-gpu-last.json" "$HOOK" --host-root "$WORK/mig/root" prestart
 path_taken "$WORK/mig" "action=allow gpus=/dev/nvidia7(0041:01:00.0) required=64 " "MIG, cache current"
+# The same GPU as a runtime's CDI edits give a MIG device: with its GPU instance's capability node
+# (the driver's gi1/access names minor 16), whose instance is then read from the access files.
+B=$(jq -r .bundle "$WORK/mig/state-gpu-last.json")   # a path on the host, under the fixture's root
+cp -r "$WORK/mig/root$B" "$WORK/mig/root$B-caps"
+jq -c '.linux.devices += [{"path": "/dev/nvidia-caps/nvidia-cap16", "type": "c", "major": 241, "minor": 16}]' \
+    "$WORK/mig/root$B/config.json" >"$WORK/mig/root$B-caps/config.json"
+jq --arg b "$B-caps" '.bundle = $b' "$WORK/mig/state-gpu-last.json" >"$WORK/mig/state-gpu-caps.json"
+count "one MIG GPU, cache current, capability node" "$WORK/mig/state-gpu-caps.json" "$HOOK" --host-root "$WORK/mig/root" prestart
+path_taken "$WORK/mig" "action=allow gpus=/dev/nvidia7(0041:01:00.0) required=64 " "MIG by capability node"
 mv "$WORK/mig/root/proc/driver/nvidia/capabilities/gpu7/mig/gi1" "$WORK/mig/root/proc/driver/nvidia/capabilities/gpu7/mig/gi2"
 count "one MIG GPU, re-partitioned" "$WORK/mig/state-gpu-last.json" "$HOOK" --host-root "$WORK/mig/root" prestart
 path_taken "$WORK/mig" "required=- .*was re-partitioned since the NVML cache was written" "MIG, re-partitioned"
