@@ -569,6 +569,12 @@ if [ "$OUT" != ok ] && [[ "$OUT" == *"gpu-numa-hook: container $C: refusing star
     grep -q "pod=default/gi4 name=cuda stage=createRuntime action=refuse gpus=/dev/nvidia1($MIG_BUS) required=1 " <<<"$LINE"; then
     pass "GI 4 by its MIG UUID, its memory node 1 not on this host: refused, our line in the CRI error: $(grep -o 'gpu-numa-hook: container [0-9a-f]*: refusing start: [^;]*' <<<"$OUT" | head -1 | cut -c1-220)"
 else fail "a MIG device whose instance's node is missing" "start: $(echo "$OUT" | one_line); $(echo "$LINE" | one_line)"; fi
+# The same through NVIDIA's real runtime in cdi mode (3g left the toolkit so): the variable names
+# GI 3's device, NVIDIA's runtime injects its nodes from the CDI spec, ours requires node 0 only.
+if [ -s "$TMP/nvidia-parts" ]; then
+    through_nvidia gi3-nvidia "GI 3 of two by NVIDIA_VISIBLE_DEVICES through NVIDIA's runtime in cdi mode (its capability node from the spec)" \
+        cdi /dev/nvidia1 "$MIG_BUS" "$(mig_uuid 3)" --env "NVIDIA_VISIBLE_DEVICES=$(mig_uuid 3)"
+fi
 C=$(mig_pod gi-whole); OUT=$(cri start "$C" 2>&1)
 LINE=$(hook_line "$C")
 if [ "$OUT" != ok ] && grep -q "pod=default/gi-whole name=cuda stage=createRuntime action=refuse gpus=/dev/nvidia1($MIG_BUS) required=0-1 " <<<"$LINE"; then
