@@ -77,6 +77,15 @@ std::optional<NumaStatus> parse_numa_status(std::string_view text, std::string* 
   return st;
 }
 
+std::optional<unsigned> parse_capability_minor(std::string_view text) {
+  std::optional<unsigned> minor;
+  for_each_field(text, [&](std::string_view key, std::string_view value) {
+    unsigned m = 0;
+    if (key == "DeviceFileMinor" && !minor && value.size() <= 7 && parse_number(value, &m)) minor = m;
+  });
+  return minor;
+}
+
 std::optional<int> parse_sysfs_numa_node(std::string_view text) {
   long long v = 0;
   if (!parse_number(trim(text), &v) || v < 0 || v >= NodeSet::kMaxNodes) return std::nullopt;

@@ -26,6 +26,10 @@ struct NumaStatus {
 std::optional<GpuInformation> parse_gpu_information(std::string_view text, std::string* why = nullptr);
 // /proc/driver/nvidia/gpus/<bus>/numa_status.
 std::optional<NumaStatus> parse_numa_status(std::string_view text, std::string* why = nullptr);
+// A MIG capability's access file (/proc/driver/nvidia/capabilities/gpu<minor>/mig/gi<GI>/access,
+// .../ci<CI>/access): the minor of its /dev/nvidia-caps/nvidia-cap<N>, from "DeviceFileMinor: <N>";
+// nullopt without that line or with a value that is not one.
+std::optional<unsigned> parse_capability_minor(std::string_view text);
 // sysfs numa_node: a signed decimal; -1 (no affinity) and garbage both give nullopt.
 std::optional<int> parse_sysfs_numa_node(std::string_view text);
 

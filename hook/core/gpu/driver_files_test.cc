@@ -64,3 +64,13 @@ TEST_CASE("PCI addresses are canonicalised from every form tools write") {
   CHECK_FALSE(canonical_pci_address("0:1"));
   CHECK_FALSE(canonical_pci_address("0000:00:20.0"));
 }
+
+TEST_CASE("a MIG capability's access file: the minor of its device node") {
+  CHECK(parse_capability_minor("DeviceFileMinor: 53\nDeviceFileMode: 292\nDeviceFileModify: 1\n") == 53u);
+  CHECK(parse_capability_minor("DeviceFileMode: 256\nDeviceFileMinor:\t4323\r\n") == 4323u);
+  CHECK_FALSE(parse_capability_minor("DeviceFileMode: 292\n").has_value());
+  CHECK_FALSE(parse_capability_minor("DeviceFileMinor: -1\n").has_value());
+  CHECK_FALSE(parse_capability_minor("DeviceFileMinor: 12345678\n").has_value());
+  CHECK_FALSE(parse_capability_minor("DeviceFileMinor: \n").has_value());
+  CHECK_FALSE(parse_capability_minor("").has_value());
+}

@@ -27,27 +27,6 @@ std::optional<unsigned> mig_instance_id(std::string_view name, std::string_view 
   return v;
 }
 
-std::optional<unsigned> mig_capability_minor(std::string_view text) {
-  constexpr std::string_view key = "DeviceFileMinor:";
-  for (size_t at = 0; at < text.size();) {
-    size_t end = text.find('\n', at);
-    std::string_view line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    at = end == std::string_view::npos ? text.size() : end + 1;
-    if (line.substr(0, key.size()) != key) continue;
-    line.remove_prefix(key.size());
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
-    if (line.empty() || line.size() > 7) return std::nullopt;
-    unsigned v = 0;
-    for (char c : line) {
-      if (c < '0' || c > '9') return std::nullopt;
-      v = v * 10 + static_cast<unsigned>(c - '0');
-    }
-    return v;
-  }
-  return std::nullopt;
-}
-
 std::vector<unsigned> gpu_instances_given(const std::vector<MigCapability>& driver, const std::vector<unsigned>& minors) {
   std::vector<unsigned> gis;
   for (const auto& c : driver)

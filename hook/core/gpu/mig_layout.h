@@ -29,10 +29,6 @@ MigLayout cached_mig_layout(const CachedGpu& gpu);
 // 1/0, 2/0 (GI/CI), the driver lists 3/0 now".
 std::string mig_layout_change(const MigLayout& cached, const MigLayout& live);
 
-// The minor in a MIG capability's access file (gi<GI>/access, gi<GI>/ci<CI>/access), whose
-// "DeviceFileMinor: <N>" line names its /dev/nvidia-caps/nvidia-cap<N>; nullopt without one.
-std::optional<unsigned> mig_capability_minor(std::string_view access_file);
-
 // A capability node of one GPU instance: its own, or one of its compute instances'.
 struct MigCapability {
   unsigned gpu_instance_id = 0;

@@ -25,15 +25,7 @@ TEST_CASE("MIG layout: instance names as the driver lists them, and the cache's 
   CHECK(mig_layout_change(cached, {}) == "the NVML cache lists GPU instances 1/0, 2/0 (GI/CI), the driver lists none now");
 }
 
-TEST_CASE("MIG capabilities: the access file's minor, and the GPU instances a container's capability nodes name") {
-  CHECK(mig_capability_minor("DeviceFileMinor: 53\nDeviceFileMode: 292\nDeviceFileModify: 1\n") == 53u);
-  CHECK(mig_capability_minor("DeviceFileMode: 256\nDeviceFileMinor:\t4323\r\n") == 4323u);
-  CHECK_FALSE(mig_capability_minor("DeviceFileMode: 292\n").has_value());
-  CHECK_FALSE(mig_capability_minor("DeviceFileMinor: -1\n").has_value());
-  CHECK_FALSE(mig_capability_minor("DeviceFileMinor: 12345678\n").has_value());
-  CHECK_FALSE(mig_capability_minor("DeviceFileMinor: \n").has_value());
-  CHECK_FALSE(mig_capability_minor("").has_value());
-
+TEST_CASE("MIG capabilities: the GPU instances a container's capability nodes name") {
   std::vector<MigCapability> driver = {{1, 49}, {1, 210}, {5, 53}, {5, 250}, {9, 57}, {9, 290}};
   CHECK(gpu_instances_given(driver, {53, 250}) == std::vector<unsigned>{5});
   CHECK(gpu_instances_given(driver, {49, 290}) == std::vector<unsigned>{1, 9});

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "gpu/driver_files.h"
 
 namespace gnh {
 
@@ -10,48 +11,57 @@ namespace {
 // A GPU has at most 7 GPU instances and 8 compute instances each today; a bound keeps a strange
 // listing from costing a start anything.
 constexpr size_t kMaxInstances = 64;
-}  // namespace
 
-std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor) {
+// Calls visit(gi, ci, folder) for each GPU instance folder of the GPU with this minor (ci nullopt)
+// and each compute instance folder in it, until visit returns false. False when the GPU has no
+// MIG capability folder. A GPU instance destroyed between two listings is skipped.
+template <typename Visit>
+bool walk_mig_folders(const HostFs& fs, unsigned minor, Visit visit) {
   const std::string dir = std::string(kMigCapabilitiesDir) + "/gpu" + std::to_string(minor) + "/mig";
   std::optional<std::vector<std::string>> gis = fs.list_dir(dir);
-  if (!gis) return std::nullopt;
-  MigLayout layout;
+  if (!gis) return false;
   for (const auto& name : *gis) {
     std::optional<unsigned> gi = mig_instance_id(name, "gi");
     if (!gi) continue;
-    std::optional<std::vector<std::string>> cis = fs.list_dir(dir + "/" + name);
-    if (!cis) continue;  // destroyed between the two listings
+    const std::string gi_dir = dir + "/" + name;
+    if (!visit(*gi, std::optional<unsigned>(), gi_dir)) return true;
+    std::optional<std::vector<std::string>> cis = fs.list_dir(gi_dir);
+    if (!cis) continue;
     for (const auto& c : *cis)
-      if (std::optional<unsigned> ci = mig_instance_id(c, "ci")) layout.emplace_back(*gi, *ci);
-    if (layout.size() > kMaxInstances) fail(fs.resolve(dir) + " lists more than " + std::to_string(kMaxInstances) + " MIG instances", EFBIG);
+      if (std::optional<unsigned> ci = mig_instance_id(c, "ci"))
+        if (!visit(*gi, ci, gi_dir + "/" + c)) return true;
   }
+  return true;
+}
+}  // namespace
+
+std::optional<MigLayout> read_mig_layout(const HostFs& fs, unsigned minor) {
+  MigLayout layout;
+  bool listed = walk_mig_folders(fs, minor, [&](unsigned gi, std::optional<unsigned> ci, const std::string&) {
+    if (!ci) return true;
+    layout.emplace_back(gi, *ci);
+    if (layout.size() > kMaxInstances)
+      fail(fs.resolve(std::string(kMigCapabilitiesDir) + "/gpu" + std::to_string(minor) + "/mig") + " lists more than " +
+               std::to_string(kMaxInstances) + " MIG instances",
+           EFBIG);
+    return true;
+  });
+  if (!listed) return std::nullopt;
   std::sort(layout.begin(), layout.end());
   return layout;
 }
 
 std::vector<MigCapability> read_mig_capabilities(const HostFs& fs, unsigned minor) {
-  const std::string dir = std::string(kMigCapabilitiesDir) + "/gpu" + std::to_string(minor) + "/mig";
   std::vector<MigCapability> caps;
-  std::optional<std::vector<std::string>> gis = fs.list_dir(dir);
-  if (!gis) return caps;
-  auto add = [&](unsigned gi, const std::string& access) {
+  walk_mig_folders(fs, minor, [&](unsigned gi, std::optional<unsigned>, const std::string& folder) {
     try {
-      if (std::optional<std::string> text = fs.read(access, 4096))
-        if (std::optional<unsigned> m = mig_capability_minor(*text)) caps.push_back({gi, *m});
+      if (std::optional<std::string> text = fs.read(folder + "/access", 4096))
+        if (std::optional<unsigned> m = parse_capability_minor(*text)) caps.push_back({gi, *m});
     } catch (const Error&) {
+      // unreadable: that instance is not known by its nodes (the GPU then counts whole)
     }
-  };
-  for (const auto& name : *gis) {
-    std::optional<unsigned> gi = mig_instance_id(name, "gi");
-    if (!gi) continue;
-    add(*gi, dir + "/" + name + "/access");
-    std::optional<std::vector<std::string>> cis = fs.list_dir(dir + "/" + name);
-    if (!cis) continue;
-    for (const auto& c : *cis)
-      if (mig_instance_id(c, "ci")) add(*gi, dir + "/" + name + "/" + c + "/access");
-    if (caps.size() > 2 * kMaxInstances) break;
-  }
+    return caps.size() <= 2 * kMaxInstances;
+  });
   return caps;
 }
 
